@@ -1,0 +1,20 @@
+//! # pktlab
+//!
+//! A toolkit for fast software packet processing, built from five papers on router and
+//! network-function data planes (see `shared/papers/DIGEST.md` beside the repository):
+//!
+//! * [`lpm`] — IP longest-prefix match: Poptrie (Asai & Ohara, SIGCOMM 2015) for IPv4 and
+//!   IPv6, with a plain binary radix trie as the correctness oracle;
+//! * [`net`] — address, prefix and next-hop value types;
+//! * [`io`] — routing-table readers (text, pyasn, MRT TABLE_DUMP_V2, update streams), next-hop
+//!   assignment schemes and a synthetic full-table generator;
+//! * [`util`] — small deterministic helpers (splitmix64, xorshift) shared by generators and
+//!   benchmarks.
+//!
+//! The library has no CLI or terminal dependencies; the `pktlab` binary lives in `pktlab-cli`.
+#![warn(missing_docs)]
+
+pub mod io;
+pub mod lpm;
+pub mod net;
+pub mod util;

@@ -1,0 +1,228 @@
+//! Address families as plain unsigned integers.
+//!
+//! Longest-prefix match works on bit strings, so pktlab represents an IPv4 address as a `u32`
+//! and an IPv6 address as a `u128`, both in host order with the first address bit as the most
+//! significant bit. The [`Address`] trait gives generic code (prefixes, tries, readers) the few
+//! bit operations it needs, so every LPM structure is written once for both families.
+
+use std::fmt::Debug;
+use std::hash::Hash;
+use std::net::{Ipv4Addr, Ipv6Addr};
+use std::str::FromStr;
+
+/// The address family of a table or a stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// IPv4: 32-bit addresses.
+    V4,
+    /// IPv6: 128-bit addresses.
+    V6,
+}
+
+impl Family {
+    /// `"v4"` or `"v6"`, as used on the command line and in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Family::V4 => "v4",
+            Family::V6 => "v6",
+        }
+    }
+}
+
+/// An IP address viewed as an unsigned integer of `BITS` bits (first address bit = MSB).
+pub trait Address:
+    Copy + Clone + Debug + Eq + Ord + Hash + Default + Send + Sync + 'static
+{
+    /// Number of bits in an address: 32 or 128.
+    const BITS: u32;
+    /// The family this type represents.
+    const FAMILY: Family;
+    /// The all-zero address.
+    const ZERO: Self;
+    /// The standard-library address type used for parsing and display.
+    type Std: FromStr + std::fmt::Display;
+
+    /// Converts from the standard-library type.
+    fn from_std(a: Self::Std) -> Self;
+    /// Converts to the standard-library type.
+    fn to_std(self) -> Self::Std;
+    /// Bit `i` counted from the most significant bit (`i < BITS`), as 0 or 1.
+    fn bit(self, i: u32) -> usize;
+    /// `len` bits (`len <= 32`) starting at bit `offset` from the MSB, right-aligned.
+    /// Bits past the end of the address read as zero, so strides may overhang the address.
+    fn bits(self, offset: u32, len: u32) -> u32;
+    /// The mask with the `len` most significant bits set (`len <= BITS`).
+    fn mask(len: u32) -> Self;
+    /// Bitwise and.
+    fn and(self, other: Self) -> Self;
+    /// Bitwise or.
+    fn or(self, other: Self) -> Self;
+    /// Bitwise not.
+    fn not(self) -> Self;
+    /// Wrapping addition of a small offset (used to step to neighbouring addresses).
+    fn wrapping_add(self, n: u64) -> Self;
+    /// Wrapping subtraction of a small offset.
+    fn wrapping_sub(self, n: u64) -> Self;
+    /// Folds the address into 64 bits: the address itself for IPv4, high XOR low half for IPv6.
+    fn fold64(self) -> u64;
+    /// Builds an address from 128 random bits (IPv4 uses the high 32 bits of `hi`).
+    fn from_random(hi: u64, lo: u64) -> Self;
+}
+
+impl Address for u32 {
+    const BITS: u32 = 32;
+    const FAMILY: Family = Family::V4;
+    const ZERO: Self = 0;
+    type Std = Ipv4Addr;
+
+    #[inline]
+    fn from_std(a: Ipv4Addr) -> Self {
+        u32::from(a)
+    }
+    #[inline]
+    fn to_std(self) -> Ipv4Addr {
+        Ipv4Addr::from(self)
+    }
+    #[inline(always)]
+    fn bit(self, i: u32) -> usize {
+        ((self >> (31 - i)) & 1) as usize
+    }
+    #[inline(always)]
+    fn bits(self, offset: u32, len: u32) -> u32 {
+        // Widen to 64 bits so that offsets past 32 - len read zeros.
+        let wide = (self as u64) << 32;
+        ((wide << offset) >> (64 - len)) as u32
+    }
+    #[inline]
+    fn mask(len: u32) -> Self {
+        if len == 0 {
+            0
+        } else {
+            u32::MAX << (32 - len)
+        }
+    }
+    #[inline]
+    fn and(self, o: Self) -> Self {
+        self & o
+    }
+    #[inline]
+    fn or(self, o: Self) -> Self {
+        self | o
+    }
+    #[inline]
+    fn not(self) -> Self {
+        !self
+    }
+    #[inline]
+    fn wrapping_add(self, n: u64) -> Self {
+        self.wrapping_add(n as u32)
+    }
+    #[inline]
+    fn wrapping_sub(self, n: u64) -> Self {
+        self.wrapping_sub(n as u32)
+    }
+    #[inline]
+    fn fold64(self) -> u64 {
+        self as u64
+    }
+    #[inline]
+    fn from_random(hi: u64, _lo: u64) -> Self {
+        (hi >> 32) as u32
+    }
+}
+
+impl Address for u128 {
+    const BITS: u32 = 128;
+    const FAMILY: Family = Family::V6;
+    const ZERO: Self = 0;
+    type Std = Ipv6Addr;
+
+    #[inline]
+    fn from_std(a: Ipv6Addr) -> Self {
+        u128::from(a)
+    }
+    #[inline]
+    fn to_std(self) -> Ipv6Addr {
+        Ipv6Addr::from(self)
+    }
+    #[inline(always)]
+    fn bit(self, i: u32) -> usize {
+        ((self >> (127 - i)) & 1) as usize
+    }
+    #[inline(always)]
+    fn bits(self, offset: u32, len: u32) -> u32 {
+        if offset >= 128 {
+            return 0;
+        }
+        let v = self << offset;
+        ((v >> (128 - len)) & ((1u128 << len) - 1)) as u32
+    }
+    #[inline]
+    fn mask(len: u32) -> Self {
+        if len == 0 {
+            0
+        } else {
+            u128::MAX << (128 - len)
+        }
+    }
+    #[inline]
+    fn and(self, o: Self) -> Self {
+        self & o
+    }
+    #[inline]
+    fn or(self, o: Self) -> Self {
+        self | o
+    }
+    #[inline]
+    fn not(self) -> Self {
+        !self
+    }
+    #[inline]
+    fn wrapping_add(self, n: u64) -> Self {
+        self.wrapping_add(n as u128)
+    }
+    #[inline]
+    fn wrapping_sub(self, n: u64) -> Self {
+        self.wrapping_sub(n as u128)
+    }
+    #[inline]
+    fn fold64(self) -> u64 {
+        ((self >> 64) as u64) ^ (self as u64)
+    }
+    #[inline]
+    fn from_random(hi: u64, lo: u64) -> Self {
+        ((hi as u128) << 64) | lo as u128
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn v4_bits_extract_and_overhang() {
+        let a: u32 = 0xC0A8_0101; // 192.168.1.1
+        assert_eq!(a.bits(0, 8), 192);
+        assert_eq!(a.bits(8, 8), 168);
+        assert_eq!(a.bits(0, 18), 0xC0A8_0101 >> 14);
+        // Stride of 6 starting at bit 30 overhangs: bits 30, 31 then zeros.
+        assert_eq!(a.bits(30, 6), 0b01_0000);
+        assert_eq!(a.bits(36, 6), 0);
+        assert_eq!(a.bit(0), 1);
+        assert_eq!(a.bit(31), 1);
+        assert_eq!(a.bit(30), 0);
+    }
+
+    #[test]
+    fn v6_bits_extract_and_fold() {
+        let a: u128 = u128::from("2001:db8::1".parse::<Ipv6Addr>().unwrap());
+        assert_eq!(a.bits(0, 16), 0x2001);
+        assert_eq!(a.bits(16, 16), 0x0db8);
+        assert_eq!(a.bits(126, 6), 0b01_0000);
+        assert_eq!(a.bits(128, 6), 0);
+        assert_eq!(a.fold64(), 0x2001_0db8_0000_0000 ^ 1);
+        assert_eq!(u128::mask(0), 0);
+        assert_eq!(u128::mask(128), u128::MAX);
+        assert_eq!(u32::mask(32), u32::MAX);
+    }
+}
