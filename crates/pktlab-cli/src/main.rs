@@ -1,1 +1,45 @@
-fn main() {}
+//! `pktlab` — command-line front end of the pktlab toolkit.
+//!
+//! Contract (see `DESIGN.md`): every subcommand takes `--json` and then prints exactly one JSON
+//! object on stdout (human-readable tables otherwise); progress goes to stderr; errors exit
+//! non-zero with a one-line message naming the file and position.
+
+mod lpm;
+mod size;
+
+use clap::{Parser, Subcommand};
+
+/// pktlab: fast software packet processing — Poptrie LPM and friends.
+#[derive(Parser)]
+#[command(name = "pktlab", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// IP longest-prefix match: benchmark and verify Poptrie and its baselines.
+    #[command(subcommand)]
+    Lpm(lpm::LpmCmd),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let res = match cli.cmd {
+        Cmd::Lpm(c) => lpm::run(c),
+    };
+    match res {
+        Ok(code) => std::process::exit(code),
+        Err(e) => {
+            // One line: the error and its causes, joined.
+            let msg = e
+                .chain()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(": ");
+            eprintln!("pktlab: error: {msg}");
+            std::process::exit(2);
+        }
+    }
+}

@@ -620,28 +620,73 @@ impl<A: Address> Poptrie<A> {
         self.walk(leaves, self.t.dir[self.dir_index(a)], a)
     }
 
-    /// Batched lookup: groups of lookups first prefetch their direct-pointing entries, then
-    /// their first nodes, then finish, so that the cache misses of a group overlap.
+    /// Batched lookup over groups of `G` addresses, level-synchronous and branch-free in the
+    /// data: round 0 prefetches every direct-pointing entry of the group and writes the
+    /// results of those that are leaves; the others go to a work list (compacted without
+    /// branches: `list[n] = j; n += is_node`). Each later round advances every listed lookup
+    /// by one node and prefetches what it reads next — a child node (kept on the list) or a
+    /// leaf (moved to the leaf list) — and a last pass reads the leaves. Under random traffic
+    /// the leaf-or-node outcomes are unpredictable, so avoiding branches on them matters as
+    /// much as overlapping the cache misses.
     #[inline(always)]
     fn batch<L: Copy + Into<u32>>(&self, leaves: &[L], addrs: &[A], out: &mut [Option<NextHop>]) {
-        const G: usize = 16;
+        const G: usize = 32;
         let dir = &self.t.dir[..];
-        let nodes = self.t.nodes.items.as_ptr();
+        let nodes = &self.t.nodes.items[..];
+        let s = self.cfg.s as u32;
         for (ac, oc) in addrs.chunks(G).zip(out.chunks_mut(G)) {
-            let mut idx = [0usize; G];
-            for (i, a) in idx.iter_mut().zip(ac) {
-                *i = self.dir_index(*a);
-                prefetch(dir.as_ptr().wrapping_add(*i));
+            let mut cur = [0u32; G];
+            for (c, a) in cur.iter_mut().zip(ac) {
+                *c = self.dir_index(*a) as u32;
+                prefetch(dir.as_ptr().wrapping_add(*c as usize));
             }
-            let mut d = [0u32; G];
-            for (dj, &i) in d.iter_mut().zip(&idx[..ac.len()]) {
-                *dj = dir[i];
-                if *dj & DIR_LEAF == 0 {
-                    prefetch(nodes.wrapping_add(*dj as usize));
+            // Work list of lookups still inside nodes (indices into the group).
+            let mut work = [0u8; G];
+            let mut nw = 0usize;
+            for (j, (c, o)) in cur.iter_mut().zip(oc.iter_mut()).enumerate() {
+                let d = dir[*c as usize];
+                *c = d & !DIR_LEAF;
+                *o = NextHop::from_raw(*c);
+                work[nw] = j as u8;
+                nw += ((d >> 31) ^ 1) as usize;
+                prefetch(nodes.as_ptr().wrapping_add(*c as usize));
+            }
+            let mut leafl = [0u8; G];
+            let mut nl = 0usize;
+            let mut off = s;
+            while nw != 0 {
+                let mut next = 0usize;
+                for w in 0..nw {
+                    let j = work[w] as usize;
+                    let n = &nodes[cur[j] as usize];
+                    let v = ac[j].bits(off, STRIDE);
+                    let mask = upto(v);
+                    let is_node = ((n.vector >> v) & 1) as u32;
+                    let child = n
+                        .base1
+                        .wrapping_add((n.vector & mask).count_ones())
+                        .wrapping_sub(1);
+                    let leaf = n
+                        .base0
+                        .wrapping_add((n.leafvec & mask).count_ones())
+                        .wrapping_sub(1);
+                    // Select without branching: m = all ones if the slot is a node.
+                    let m = 0u32.wrapping_sub(is_node);
+                    let nx = (child & m) | (leaf & !m);
+                    cur[j] = nx;
+                    prefetch(nodes.as_ptr().wrapping_add((nx & m) as usize));
+                    prefetch(leaves.as_ptr().wrapping_add((nx & !m) as usize));
+                    work[next] = j as u8;
+                    next += is_node as usize;
+                    leafl[nl] = j as u8;
+                    nl += (is_node ^ 1) as usize;
                 }
+                nw = next;
+                off += STRIDE;
             }
-            for ((o, &dj), &a) in oc.iter_mut().zip(&d).zip(ac) {
-                *o = NextHop::from_raw(self.walk(leaves, dj, a));
+            for &j in &leafl[..nl] {
+                let j = j as usize;
+                oc[j] = NextHop::from_raw(leaves[cur[j] as usize].into());
             }
         }
     }
