@@ -9,7 +9,7 @@ use pktlab::io::synth::{synthetic_table, DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES};
 use pktlab::lpm::shared::{concurrent, Op};
 use pktlab::lpm::{Algo, Lpm, Poptrie, Radix};
 use pktlab::net::{Address, NextHop, Prefix};
-use pktlab::util::XorShift64;
+use pktlab::util::Xor128;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -64,8 +64,8 @@ pub struct TableArgs {
 pub struct BenchArgs {
     #[command(flatten)]
     t: TableArgs,
-    /// Traffic: random (uniform xorshift64 addresses, generated on the fly as in the paper's
-    /// harness), sequential (consecutive addresses from a random start), repeat (each random
+    /// Traffic: random (uniform addresses from Marsaglia's xor128 with his published seed,
+    /// generated on the fly, as in the paper's harness), sequential (consecutive addresses from a random start), repeat (each random
     /// address 16 times in a row), trace:PATH (destination addresses of a pcap/pcapng, cycled).
     #[arg(long, default_value = "random")]
     traffic: String,
@@ -269,13 +269,23 @@ impl<A: Address> Traffic<A> {
     }
 }
 
+/// A uniform random address from xor128: one output for IPv4; for IPv6 four outputs, the
+/// first the most significant word (the reference harness's convention).
 #[inline(always)]
-fn random_addr<A: Address>(rng: &mut XorShift64) -> A {
+fn random_addr<A: Address>(rng: &mut Xor128) -> A {
     if A::BITS == 32 {
-        A::from_random(rng.next(), 0)
+        A::from_random((rng.next() as u64) << 32, 0)
     } else {
-        A::from_random(rng.next(), rng.next())
+        let hi = ((rng.next() as u64) << 32) | rng.next() as u64;
+        let lo = ((rng.next() as u64) << 32) | rng.next() as u64;
+        A::from_random(hi, lo)
     }
+}
+
+/// The xor128 stream of lookup thread `thread` for `--seed seed`: seed 1, thread 0 is
+/// Marsaglia's published seed, i.e. the reference harness's address sequence.
+fn stream(seed: u64, thread: usize) -> u64 {
+    (seed.wrapping_sub(1) << 16) | thread as u64
 }
 
 /// Runs `n` lookups of `traffic` through `t` in batches; returns a checksum of the results.
@@ -286,12 +296,17 @@ fn lookups<A: Address>(
     batch: usize,
     seed: u64,
 ) -> u64 {
-    let mut rng = XorShift64::new(seed);
+    let mut rng = Xor128::new(seed);
     let mut addrs = vec![A::ZERO; batch];
     let mut out = vec![None; batch];
     let mut sum = 0u64;
     let mut done = 0u64;
-    let mut seq: A = random_addr(&mut rng);
+    // Only sequential traffic draws its start address, so that `random` is exactly the
+    // xor128 stream (the reference harness's first 2^24 addresses give the same checksum).
+    let mut seq: A = match traffic {
+        Traffic::Sequential => random_addr(&mut rng),
+        _ => A::ZERO,
+    };
     let mut pos = (seed as usize).wrapping_mul(7919);
     while done < n {
         let k = batch.min((n - done) as usize);
@@ -353,7 +368,7 @@ fn bench<A: Address>(args: &BenchArgs) -> Result<i32> {
                     .map(|i| {
                         let t = &*t;
                         let tr = traffic.clone_ref();
-                        let seed = args.t.seed.wrapping_add(i as u64 * 0x9E37_79B9);
+                        let seed = stream(args.t.seed, i);
                         s.spawn(move || lookups(t, &tr, per, args.batch, seed))
                     })
                     .collect();
@@ -479,7 +494,7 @@ fn bench_updates<A: Address>(
         let stop = Arc::new(AtomicBool::new(false));
         let (stop2, batch, seed) = (stop.clone(), args.batch, args.t.seed);
         let reader = std::thread::spawn(move || {
-            let mut rng = XorShift64::new(seed);
+            let mut rng = Xor128::new(stream(seed, 1));
             let mut addrs = vec![A::ZERO; batch];
             let mut out = vec![None; batch];
             let mut n = 0u64;
@@ -585,7 +600,7 @@ fn verify<A: Address>(args: &VerifyArgs) -> Result<i32> {
     };
     let mut oracle = Radix::<A>::new();
     oracle.build(&table.routes);
-    let mut rng = XorShift64::new(args.t.seed ^ 0x5eed);
+    let mut rng = Xor128::new(stream(args.t.seed, 0xFFFF));
     let mut addrs: Vec<A> = (0..args.samples).map(|_| random_addr(&mut rng)).collect();
     boundary_addrs(table.routes.iter().map(|r| r.0), &mut addrs);
     let want = oracle_answers(&oracle, &addrs);
