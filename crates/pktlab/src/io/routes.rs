@@ -88,6 +88,13 @@ impl ReadReport {
         }
     }
 
+    /// Counts a skipped text line, keeping its `file:line: message` among the first errors.
+    fn skip_line(&mut self, lineno: u64, msg: &str) {
+        let path = &self.path;
+        let full = format!("{path}:{lineno}: {msg}");
+        self.skip(|| full);
+    }
+
     /// A one-line account of the problems (skips, duplicates, truncation), or `None` if the
     /// input was clean. Lines of the other family are not a problem and are not mentioned.
     pub fn summary(&self) -> Option<String> {
@@ -434,11 +441,7 @@ pub fn read_table<A: Address>(path: &Path, scheme: &NextHopScheme) -> Result<Tab
                 }
             }
             Ok(None) => report.other_family += 1,
-            Err(msg) => {
-                let path = &report.path;
-                let msg = format!("{path}:{lineno}: {msg}");
-                report.skip(|| msg);
-            }
+            Err(msg) => report.skip_line(lineno, &msg),
         }
         Ok(())
     })?;
@@ -489,11 +492,7 @@ pub fn read_updates<A: Address>(
         match parse_update_line::<A>(line, scheme) {
             Ok(Some(u)) => updates.push(u),
             Ok(None) => report.other_family += 1,
-            Err(msg) => {
-                let path = &report.path;
-                let msg = format!("{path}:{lineno}: {msg}");
-                report.skip(|| msg);
-            }
+            Err(msg) => report.skip_line(lineno, &msg),
         }
         Ok(())
     })?;

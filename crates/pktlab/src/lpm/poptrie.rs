@@ -647,17 +647,19 @@ impl<A: Address> Poptrie<A> {
                 let d = dir[*c as usize];
                 *c = d & !DIR_LEAF;
                 *o = NextHop::from_raw(*c);
-                work[nw] = j as u8;
+                work[nw & (G - 1)] = j as u8;
                 nw += ((d >> 31) ^ 1) as usize;
                 prefetch(nodes.as_ptr().wrapping_add(*c as usize));
             }
             let mut leafl = [0u8; G];
             let mut nl = 0usize;
+            // Indices are masked with `G - 1` (a no-op: they are < G) so that the compiler
+            // drops the bounds checks.
             let mut off = s;
             while nw != 0 {
                 let mut next = 0usize;
                 for w in 0..nw {
-                    let j = work[w] as usize;
+                    let j = work[w & (G - 1)] as usize & (G - 1);
                     let n = &nodes[cur[j] as usize];
                     let v = ac[j].bits(off, STRIDE);
                     let mask = upto(v);
@@ -676,16 +678,16 @@ impl<A: Address> Poptrie<A> {
                     cur[j] = nx;
                     prefetch(nodes.as_ptr().wrapping_add((nx & m) as usize));
                     prefetch(leaves.as_ptr().wrapping_add((nx & !m) as usize));
-                    work[next] = j as u8;
+                    work[next & (G - 1)] = j as u8;
                     next += is_node as usize;
-                    leafl[nl] = j as u8;
+                    leafl[nl & (G - 1)] = j as u8;
                     nl += (is_node ^ 1) as usize;
                 }
                 nw = next;
                 off += STRIDE;
             }
-            for &j in &leafl[..nl] {
-                let j = j as usize;
+            for &j in &leafl[..nl.min(G)] {
+                let j = j as usize & (G - 1);
                 oc[j] = NextHop::from_raw(leaves[cur[j] as usize].into());
             }
         }
