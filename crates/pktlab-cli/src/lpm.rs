@@ -65,7 +65,9 @@ pub struct BenchArgs {
     #[command(flatten)]
     t: TableArgs,
     /// Traffic: random (uniform addresses from Marsaglia's xor128 with his published seed,
-    /// generated on the fly, as in the paper's harness), sequential (consecutive addresses from a random start), repeat (each random
+    /// generated on the fly, as in the paper's harness), prefixes (a table prefix chosen
+    /// uniformly, index = xor128 % routes, with random host bits: exercises long prefixes,
+    /// the meaningful IPv6 workload), sequential (consecutive addresses from a random start), repeat (each random
     /// address 16 times in a row), trace:PATH (destination addresses of a pcap/pcapng, cycled).
     #[arg(long, default_value = "random")]
     traffic: String,
@@ -78,6 +80,10 @@ pub struct BenchArgs {
     /// Runs per algorithm; the median is reported.
     #[arg(long, default_value_t = 3)]
     runs: usize,
+    /// Generate this many addresses of the traffic before timing and cycle through them,
+    /// so that only lookups are timed (0 = generate on the fly, as the paper's harness).
+    #[arg(long, default_value = "0", value_parser = parse_size)]
+    pregen: u64,
     /// Addresses per `lookup_batch` call.
     #[arg(long, default_value_t = 256)]
     batch: usize,
@@ -235,12 +241,20 @@ enum Traffic<A: Address> {
     Sequential,
     Repeat,
     Trace(Arc<Vec<A>>),
+    /// (network address, host mask) of every table prefix, in table order.
+    Prefixes(Arc<Vec<(A, A)>>),
 }
 
 impl<A: Address> Traffic<A> {
-    fn parse(s: &str) -> Result<Self> {
+    fn parse(s: &str, routes: &[(Prefix<A>, NextHop)]) -> Result<Self> {
         Ok(match s {
             "random" => Traffic::Random,
+            "prefixes" => Traffic::Prefixes(Arc::new(
+                routes
+                    .iter()
+                    .map(|(p, _)| (p.addr(), A::mask(p.len() as u32).not()))
+                    .collect(),
+            )),
             "sequential" => Traffic::Sequential,
             "repeat" => Traffic::Repeat,
             _ => match s.strip_prefix("trace:") {
@@ -254,7 +268,9 @@ impl<A: Address> Traffic<A> {
                     }
                     Traffic::Trace(Arc::new(addrs))
                 }
-                None => bail!("--traffic {s:?}: expected random, sequential, repeat or trace:PATH"),
+                None => bail!(
+                    "--traffic {s:?}: expected random, prefixes, sequential, repeat or trace:PATH"
+                ),
             },
         })
     }
@@ -265,6 +281,7 @@ impl<A: Address> Traffic<A> {
             Traffic::Sequential => Traffic::Sequential,
             Traffic::Repeat => Traffic::Repeat,
             Traffic::Trace(v) => Traffic::Trace(v.clone()),
+            Traffic::Prefixes(v) => Traffic::Prefixes(v.clone()),
         }
     }
 }
@@ -288,7 +305,56 @@ fn stream(seed: u64, thread: usize) -> u64 {
     (seed.wrapping_sub(1) << 16) | thread as u64
 }
 
-/// Runs `n` lookups of `traffic` through `t` in batches; returns a checksum of the results.
+/// Generator state of a traffic pattern (position in a trace, next sequential address).
+struct GenState<A: Address> {
+    seq: A,
+    pos: usize,
+}
+
+impl<A: Address> GenState<A> {
+    fn new(traffic: &Traffic<A>, rng: &mut Xor128) -> Self {
+        // Only sequential traffic draws its start address, so that `random` is exactly the
+        // xor128 stream (the reference harness's first 2^24 addresses give the same checksum).
+        let seq = match traffic {
+            Traffic::Sequential => random_addr(rng),
+            _ => A::ZERO,
+        };
+        GenState { seq, pos: 0 }
+    }
+
+    /// Fills `addrs` with the next addresses of `traffic`.
+    #[inline(always)]
+    fn fill(&mut self, traffic: &Traffic<A>, rng: &mut Xor128, addrs: &mut [A]) {
+        match traffic {
+            Traffic::Random => addrs.iter_mut().for_each(|a| *a = random_addr(rng)),
+            Traffic::Sequential => addrs.iter_mut().for_each(|a| {
+                *a = self.seq;
+                self.seq = self.seq.wrapping_add(1);
+            }),
+            Traffic::Repeat => {
+                for c in addrs.chunks_mut(16) {
+                    let a = random_addr(rng);
+                    c.iter_mut().for_each(|x| *x = a);
+                }
+            }
+            Traffic::Prefixes(v) => addrs.iter_mut().for_each(|a| {
+                let (net, host) = v[rng.next() as usize % v.len()];
+                *a = net.or(random_addr::<A>(rng).and(host));
+            }),
+            Traffic::Trace(v) => addrs.iter_mut().for_each(|a| {
+                *a = v[self.pos];
+                self.pos = if self.pos + 1 >= v.len() {
+                    0
+                } else {
+                    self.pos + 1
+                };
+            }),
+        }
+    }
+}
+
+/// Runs `n` lookups of `traffic` through `t` in batches; returns a checksum of the results
+/// (the wrapping sum of the next-hop ids, 0 for no route).
 fn lookups<A: Address>(
     t: &dyn Lpm<A>,
     traffic: &Traffic<A>,
@@ -301,34 +367,10 @@ fn lookups<A: Address>(
     let mut out = vec![None; batch];
     let mut sum = 0u64;
     let mut done = 0u64;
-    // Only sequential traffic draws its start address, so that `random` is exactly the
-    // xor128 stream (the reference harness's first 2^24 addresses give the same checksum).
-    let mut seq: A = match traffic {
-        Traffic::Sequential => random_addr(&mut rng),
-        _ => A::ZERO,
-    };
-    let mut pos = (seed as usize).wrapping_mul(7919);
+    let mut st = GenState::new(traffic, &mut rng);
     while done < n {
         let k = batch.min((n - done) as usize);
-        match traffic {
-            Traffic::Random => addrs[..k]
-                .iter_mut()
-                .for_each(|a| *a = random_addr(&mut rng)),
-            Traffic::Sequential => addrs[..k].iter_mut().for_each(|a| {
-                *a = seq;
-                seq = seq.wrapping_add(1);
-            }),
-            Traffic::Repeat => {
-                for c in addrs[..k].chunks_mut(16) {
-                    let a = random_addr(&mut rng);
-                    c.iter_mut().for_each(|x| *x = a);
-                }
-            }
-            Traffic::Trace(v) => addrs[..k].iter_mut().for_each(|a| {
-                pos = if pos + 1 >= v.len() { 0 } else { pos + 1 };
-                *a = v[pos];
-            }),
-        }
+        st.fill(traffic, &mut rng, &mut addrs[..k]);
         t.lookup_batch(&addrs[..k], &mut out[..k]);
         for o in &out[..k] {
             sum = sum.wrapping_add(NextHop::raw(*o) as u64);
@@ -348,8 +390,20 @@ fn bench<A: Address>(args: &BenchArgs) -> Result<i32> {
         bail!("--threads, --runs, --batch and --lookups must be at least 1");
     }
     let algos = algos(&args.t)?;
-    let traffic = Traffic::<A>::parse(&args.traffic)?;
     let table = load::<A>(&args.t)?;
+    let mut traffic = Traffic::<A>::parse(&args.traffic, &table.routes)?;
+    if args.pregen > 0 {
+        let mut buf = Vec::with_capacity(args.pregen as usize);
+        let mut rng = Xor128::new(stream(args.t.seed, 0));
+        let mut st = GenState::new(&traffic, &mut rng);
+        let mut chunk = vec![A::ZERO; 4096];
+        while (buf.len() as u64) < args.pregen {
+            let k = chunk.len().min(args.pregen as usize - buf.len());
+            st.fill(&traffic, &mut rng, &mut chunk[..k]);
+            buf.extend_from_slice(&chunk[..k]);
+        }
+        traffic = Traffic::Trace(Arc::new(buf));
+    }
     let updates = match &args.updates {
         Some(p) => Some(load_updates::<A>(p, &args.t)?),
         None => None,
@@ -402,6 +456,7 @@ fn bench<A: Address>(args: &BenchArgs) -> Result<i32> {
     let out = json!({
         "table": table.info,
         "traffic": args.traffic,
+        "pregen": args.pregen,
         "lookups": args.lookups,
         "threads": args.threads,
         "batch": args.batch,

@@ -636,8 +636,11 @@ impl<A: Address> Poptrie<A> {
         let s = self.cfg.s as u32;
         for (ac, oc) in addrs.chunks(G).zip(out.chunks_mut(G)) {
             let mut cur = [0u32; G];
-            for (c, a) in cur.iter_mut().zip(ac) {
+            // Keys shifted so that the next stride is always their top 6 bits.
+            let mut key = [A::ZERO; G];
+            for ((c, k), a) in cur.iter_mut().zip(key.iter_mut()).zip(ac) {
                 *c = self.dir_index(*a) as u32;
+                *k = if s == 0 { *a } else { a.shl(s) };
                 prefetch(dir.as_ptr().wrapping_add(*c as usize));
             }
             // Work list of lookups still inside nodes (indices into the group).
@@ -651,17 +654,17 @@ impl<A: Address> Poptrie<A> {
                 nw += ((d >> 31) ^ 1) as usize;
                 prefetch(nodes.as_ptr().wrapping_add(*c as usize));
             }
-            let mut leafl = [0u8; G];
-            let mut nl = 0usize;
             // Indices are masked with `G - 1` (a no-op: they are < G) so that the compiler
-            // drops the bounds checks.
-            let mut off = s;
+            // drops the bounds checks. A lookup that reaches a leaf writes its result at
+            // once: nothing depends on that load, so out-of-order execution overlaps it with
+            // the other lookups; one that continues writes a placeholder, later overwritten.
             while nw != 0 {
                 let mut next = 0usize;
                 for w in 0..nw {
                     let j = work[w & (G - 1)] as usize & (G - 1);
                     let n = &nodes[cur[j] as usize];
-                    let v = ac[j].bits(off, STRIDE);
+                    let v = key[j].top6();
+                    key[j] = key[j].shl(STRIDE);
                     let mask = upto(v);
                     let is_node = ((n.vector >> v) & 1) as u32;
                     let child = n
@@ -674,21 +677,14 @@ impl<A: Address> Poptrie<A> {
                         .wrapping_sub(1);
                     // Select without branching: m = all ones if the slot is a node.
                     let m = 0u32.wrapping_sub(is_node);
-                    let nx = (child & m) | (leaf & !m);
-                    cur[j] = nx;
-                    prefetch(nodes.as_ptr().wrapping_add((nx & m) as usize));
-                    prefetch(leaves.as_ptr().wrapping_add((nx & !m) as usize));
+                    cur[j] = child & m;
+                    prefetch(nodes.as_ptr().wrapping_add((child & m) as usize));
+                    // A node always has leaves below it, so `leaves` is not empty here.
+                    oc[j] = NextHop::from_raw(leaves[(leaf & !m) as usize].into());
                     work[next & (G - 1)] = j as u8;
                     next += is_node as usize;
-                    leafl[nl & (G - 1)] = j as u8;
-                    nl += (is_node ^ 1) as usize;
                 }
                 nw = next;
-                off += STRIDE;
-            }
-            for &j in &leafl[..nl.min(G)] {
-                let j = j as usize & (G - 1);
-                oc[j] = NextHop::from_raw(leaves[cur[j] as usize].into());
             }
         }
     }

@@ -53,6 +53,10 @@ pub trait Address:
     fn bits(self, offset: u32, len: u32) -> u32;
     /// The mask with the `len` most significant bits set (`len <= BITS`).
     fn mask(len: u32) -> Self;
+    /// Shift left by `n < BITS` bits (the key of a multibit-trie walk, advanced by a stride).
+    fn shl(self, n: u32) -> Self;
+    /// The 6 most significant bits, right-aligned (one stride of a shifted key).
+    fn top6(self) -> u32;
     /// Bitwise and.
     fn and(self, other: Self) -> Self;
     /// Bitwise or.
@@ -100,6 +104,14 @@ impl Address for u32 {
         } else {
             u32::MAX << (32 - len)
         }
+    }
+    #[inline(always)]
+    fn shl(self, n: u32) -> Self {
+        self << n
+    }
+    #[inline(always)]
+    fn top6(self) -> u32 {
+        self >> (Self::BITS - 6)
     }
     #[inline]
     fn and(self, o: Self) -> Self {
@@ -165,6 +177,14 @@ impl Address for u128 {
             u128::MAX << (128 - len)
         }
     }
+    #[inline(always)]
+    fn shl(self, n: u32) -> Self {
+        self << n
+    }
+    #[inline(always)]
+    fn top6(self) -> u32 {
+        (self >> (Self::BITS - 6)) as u32
+    }
     #[inline]
     fn and(self, o: Self) -> Self {
         self & o
@@ -211,6 +231,9 @@ mod tests {
         assert_eq!(a.bit(0), 1);
         assert_eq!(a.bit(31), 1);
         assert_eq!(a.bit(30), 0);
+        assert_eq!(a.top6(), 0b110000);
+        assert_eq!(a.shl(30).top6(), 0b010000);
+        assert_eq!(a.shl(8).top6(), 168 >> 2);
     }
 
     #[test]
@@ -221,6 +244,8 @@ mod tests {
         assert_eq!(a.bits(126, 6), 0b01_0000);
         assert_eq!(a.bits(128, 6), 0);
         assert_eq!(a.fold64(), 0x2001_0db8_0000_0000 ^ 1);
+        assert_eq!(a.top6(), 0x20 >> 2);
+        assert_eq!(a.shl(126).top6(), 0b01_0000);
         assert_eq!(u128::mask(0), 0);
         assert_eq!(u128::mask(128), u128::MAX);
         assert_eq!(u32::mask(32), u32::MAX);
