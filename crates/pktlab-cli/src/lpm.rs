@@ -396,7 +396,7 @@ fn bench<A: Address>(args: &BenchArgs) -> Result<i32> {
         let mut buf = Vec::with_capacity(args.pregen as usize);
         let mut rng = Xor128::new(stream(args.t.seed, 0));
         let mut st = GenState::new(&traffic, &mut rng);
-        let mut chunk = vec![A::ZERO; 4096];
+        let mut chunk = [A::ZERO; 4096];
         while (buf.len() as u64) < args.pregen {
             let k = chunk.len().min(args.pregen as usize - buf.len());
             st.fill(&traffic, &mut rng, &mut chunk[..k]);
