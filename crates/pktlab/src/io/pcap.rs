@@ -141,6 +141,13 @@ pub fn destinations<A: Address>(path: &Path) -> Result<(Vec<A>, PcapReport), IoE
                     }
                 }
             }
+            Err(PcapError::UnexpectedEof) => {
+                rep.truncated = Some(format!(
+                    "capture truncated at byte {consumed} after {} packets",
+                    rep.packets
+                ));
+                break;
+            }
             Err(e) => {
                 rep.truncated = Some(format!(
                     "unreadable record at byte {consumed} after {} packets: {e:?}",
@@ -151,4 +158,55 @@ pub fn destinations<A: Address>(path: &Path) -> Result<(Vec<A>, PcapReport), IoE
         }
     }
     Ok((out, rep))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ndpi(name: &str) -> Option<std::path::PathBuf> {
+        let p = std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../shared/data/traces/ndpi-captures"
+        ))
+        .join(name);
+        if p.exists() {
+            Some(p)
+        } else {
+            eprintln!("skipped: no shared data");
+            None
+        }
+    }
+
+    #[test]
+    fn reads_destinations_and_reports_truncation() {
+        let Some(p) = ndpi("1kxun.pcap") else { return };
+        let (v4, rep) = destinations::<u32>(&p).unwrap();
+        assert!(rep.packets > 100);
+        assert_eq!(v4.len() as u64 + rep.skipped, rep.packets);
+        assert!(rep.truncated.is_none());
+        // Cut the file in the middle of a record: what was read is kept, the cut reported.
+        let data = std::fs::read(&p).unwrap();
+        let cut = std::env::temp_dir().join(format!("pktlab-cut-{}.pcap", std::process::id()));
+        std::fs::write(&cut, &data[..3000]).unwrap();
+        let (part, rep2) = destinations::<u32>(&cut).unwrap();
+        let _ = std::fs::remove_file(&cut);
+        assert!(rep2
+            .truncated
+            .as_deref()
+            .unwrap_or("")
+            .contains("truncated at byte"));
+        assert!(!part.is_empty() && part.len() < v4.len());
+        assert_eq!(&v4[..part.len()], &part[..]);
+    }
+
+    #[test]
+    fn rejects_non_pcap_with_one_line_error() {
+        let f = std::env::temp_dir().join(format!("pktlab-notpcap-{}.txt", std::process::id()));
+        std::fs::write(&f, b"10.0.0.0/8 1\n").unwrap();
+        let e = destinations::<u32>(&f).unwrap_err().to_string();
+        let _ = std::fs::remove_file(&f);
+        assert!(e.contains("byte 0: not a pcap or pcapng capture"), "{e}");
+        assert!(!e.contains('\n'));
+    }
 }
