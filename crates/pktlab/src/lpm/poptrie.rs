@@ -590,7 +590,7 @@ impl<A: Address> Poptrie<A> {
         if self.cfg.s == 0 {
             0
         } else {
-            a.bits(0, self.cfg.s as u32) as usize
+            a.top(self.cfg.s as u32) as usize
         }
     }
 
@@ -636,13 +636,13 @@ impl<A: Address> Poptrie<A> {
         let s = self.cfg.s as u32;
         for (ac, oc) in addrs.chunks(G).zip(out.chunks_mut(G)) {
             let mut cur = [0u32; G];
-            // Keys shifted so that the next stride is always their top 6 bits.
-            let mut key = [A::ZERO; G];
-            for ((c, k), a) in cur.iter_mut().zip(key.iter_mut()).zip(ac) {
+            for (c, a) in cur.iter_mut().zip(ac) {
                 *c = self.dir_index(*a) as u32;
-                *k = if s == 0 { *a } else { a.shl(s) };
                 prefetch(dir.as_ptr().wrapping_add(*c as usize));
             }
+            // Keys shifted so that the next stride is always their top 6 bits; made on the
+            // first node visit only (most random lookups end in the direct-pointing array).
+            let mut key = [A::ZERO; G];
             // Work list of lookups still inside nodes (indices into the group).
             let mut work = [0u8; G];
             let mut nw = 0usize;
@@ -654,6 +654,10 @@ impl<A: Address> Poptrie<A> {
                 nw += ((d >> 31) ^ 1) as usize;
                 prefetch(nodes.as_ptr().wrapping_add(*c as usize));
             }
+            for &j in &work[..nw.min(G)] {
+                let j = j as usize & (G - 1);
+                key[j] = if s == 0 { ac[j] } else { ac[j].shl(s) };
+            }
             // Indices are masked with `G - 1` (a no-op: they are < G) so that the compiler
             // drops the bounds checks. A lookup that reaches a leaf writes its result at
             // once: nothing depends on that load, so out-of-order execution overlaps it with
@@ -663,8 +667,9 @@ impl<A: Address> Poptrie<A> {
                 for w in 0..nw {
                     let j = work[w & (G - 1)] as usize & (G - 1);
                     let n = &nodes[cur[j] as usize];
-                    let v = key[j].top6();
-                    key[j] = key[j].shl(STRIDE);
+                    let k = key[j];
+                    let v = k.top(STRIDE);
+                    key[j] = k.shl(STRIDE);
                     let mask = upto(v);
                     let is_node = ((n.vector >> v) & 1) as u32;
                     let child = n

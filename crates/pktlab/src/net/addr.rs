@@ -55,8 +55,9 @@ pub trait Address:
     fn mask(len: u32) -> Self;
     /// Shift left by `n < BITS` bits (the key of a multibit-trie walk, advanced by a stride).
     fn shl(self, n: u32) -> Self;
-    /// The 6 most significant bits, right-aligned (one stride of a shifted key).
-    fn top6(self) -> u32;
+    /// The `n` most significant bits (`1 <= n <= 32`), right-aligned: a direct-pointing index,
+    /// or one stride of a shifted key.
+    fn top(self, n: u32) -> u32;
     /// Bitwise and.
     fn and(self, other: Self) -> Self;
     /// Bitwise or.
@@ -110,8 +111,8 @@ impl Address for u32 {
         self << n
     }
     #[inline(always)]
-    fn top6(self) -> u32 {
-        self >> (Self::BITS - 6)
+    fn top(self, n: u32) -> u32 {
+        self >> (32 - n)
     }
     #[inline]
     fn and(self, o: Self) -> Self {
@@ -182,8 +183,9 @@ impl Address for u128 {
         self << n
     }
     #[inline(always)]
-    fn top6(self) -> u32 {
-        (self >> (Self::BITS - 6)) as u32
+    fn top(self, n: u32) -> u32 {
+        // Only the high half is needed: one 64-bit shift.
+        (((self >> 64) as u64) >> (64 - n)) as u32
     }
     #[inline]
     fn and(self, o: Self) -> Self {
@@ -231,9 +233,11 @@ mod tests {
         assert_eq!(a.bit(0), 1);
         assert_eq!(a.bit(31), 1);
         assert_eq!(a.bit(30), 0);
-        assert_eq!(a.top6(), 0b110000);
-        assert_eq!(a.shl(30).top6(), 0b010000);
-        assert_eq!(a.shl(8).top6(), 168 >> 2);
+        assert_eq!(a.top(6), 0b110000);
+        assert_eq!(a.top(18), 0xC0A8_0101 >> 14);
+        assert_eq!(a.top(32), a);
+        assert_eq!(a.shl(30).top(6), 0b010000);
+        assert_eq!(a.shl(8).top(6), 168 >> 2);
     }
 
     #[test]
@@ -244,8 +248,10 @@ mod tests {
         assert_eq!(a.bits(126, 6), 0b01_0000);
         assert_eq!(a.bits(128, 6), 0);
         assert_eq!(a.fold64(), 0x2001_0db8_0000_0000 ^ 1);
-        assert_eq!(a.top6(), 0x20 >> 2);
-        assert_eq!(a.shl(126).top6(), 0b01_0000);
+        assert_eq!(a.top(6), 0x20 >> 2);
+        assert_eq!(a.top(16), 0x2001);
+        assert_eq!(a.top(32), 0x2001_0db8);
+        assert_eq!(a.shl(126).top(6), 0b01_0000);
         assert_eq!(u128::mask(0), 0);
         assert_eq!(u128::mask(128), u128::MAX);
         assert_eq!(u32::mask(32), u32::MAX);
