@@ -4,6 +4,7 @@
 //! object on stdout (human-readable tables otherwise); progress goes to stderr; errors exit
 //! non-zero with a one-line message naming the file and position.
 
+mod cache;
 mod lpm;
 mod size;
 
@@ -22,12 +23,20 @@ enum Cmd {
     /// IP longest-prefix match: benchmark and verify Poptrie and its baselines.
     #[command(subcommand)]
     Lpm(lpm::LpmCmd),
+    /// Packet processing cache (Hit Priority Cache): simulate policies, sweep sizes.
+    #[command(subcommand)]
+    Cache(cache::CacheCmd),
+    /// Packet traces: statistics and conversion (pcap, compact, synthetic).
+    #[command(subcommand)]
+    Trace(cache::TraceCmd),
 }
 
 fn main() {
     let cli = Cli::parse();
     let res = match cli.cmd {
         Cmd::Lpm(c) => lpm::run(c),
+        Cmd::Cache(c) => cache::run(c),
+        Cmd::Trace(c) => cache::run_trace(c),
     };
     match res {
         Ok(code) => std::process::exit(code),

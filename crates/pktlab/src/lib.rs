@@ -8,13 +8,18 @@
 //! * [`net`] — address, prefix and next-hop value types;
 //! * [`io`] — routing-table readers (text, pyasn, MRT TABLE_DUMP_V2, update streams), next-hop
 //!   assignment schemes and a synthetic full-table generator;
+//! * [`flowcache`] — packet processing cache (Hit Priority Cache, paper 000): policies and
+//!   the PE/CMT timing simulator;
+//! * [`traffic`] — synthetic flow traces calibrated on real flow statistics;
 //! * [`util`] — small deterministic helpers (splitmix64, xorshift) shared by generators and
 //!   benchmarks.
 //!
 //! The library has no CLI or terminal dependencies; the `pktlab` binary lives in `pktlab-cli`.
 #![warn(missing_docs)]
 
+pub mod flowcache;
 pub mod io;
 pub mod lpm;
 pub mod net;
+pub mod traffic;
 pub mod util;

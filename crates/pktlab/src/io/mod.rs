@@ -8,7 +8,9 @@
 //! This file also holds the shared error type [`IoError`] and [`open_maybe_compressed`], which
 //! makes gzip and bzip2 input transparent (detected by magic bytes, not by file extension).
 
+pub mod compact;
 pub mod nexthop;
+pub mod packets;
 pub mod pcap;
 pub mod routes;
 pub mod synth;

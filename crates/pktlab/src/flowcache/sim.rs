@@ -1,0 +1,323 @@
+//! The packet processing cache simulator of paper 000 (§5.1, fig. 7) and its delay model
+//! (§5.3, Table 2).
+//!
+//! Time follows the trace's timestamps. Each packet's flow is looked up in the cache; a hit
+//! completes at once. On a cache miss the **Cache Miss Table** (CMT) is checked: if the flow's
+//! table lookup is already in flight, the packet waits in the **Cache Miss Queue** (CMQ) and
+//! completes with it (a *CMT hit*, not a miss). Otherwise the packet is a **miss**: it is
+//! assigned to one of `P` processing elements (PEs; the earliest free one, waiting if all are
+//! busy), which finishes `lookup_ns` later; at that instant the flow is inserted into the
+//! cache. Lookups finishing at or before a packet's timestamp are inserted before that packet
+//! is looked up. The "no timing" mode inserts at once on a miss (no CMT).
+//!
+//! Because every lookup takes the same time and PEs are taken in arrival order, lookups finish
+//! in the order they start: the in-flight lookups are a FIFO ring, and the PE pool is a ring of
+//! the last `P` finish times — no heap, no allocation per packet.
+//!
+//! Average lookup delay (paper §5.3): `hit_ns·(1−m) + miss_ns·m + exchange_ns·c`, defaults
+//! 2, 55 and 4 ns (m = miss rate, c = exchanges per packet).
+
+use super::{
+    Access, Belady, Fifo, Hpc, Lru, Policy, Random, SetIndex, Slru, Spc, TracePacket, NEVER,
+};
+use std::collections::VecDeque;
+
+/// The paper's delay constants (ns).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DelayModel {
+    /// Hit latency (paper: 2 ns, an L1-class SRAM access).
+    pub hit_ns: f64,
+    /// Miss latency (paper: 55 ns).
+    pub miss_ns: f64,
+    /// Extra latency of an HPC entry exchange (paper: 4 ns).
+    pub exchange_ns: f64,
+}
+
+impl Default for DelayModel {
+    fn default() -> Self {
+        DelayModel {
+            hit_ns: 2.0,
+            miss_ns: 55.0,
+            exchange_ns: 4.0,
+        }
+    }
+}
+
+/// Simulator parameters.
+#[derive(Clone, Copy, Debug)]
+pub struct SimConfig {
+    /// Use the PE/CMT timing model (`false`: insert immediately on a miss).
+    pub timing: bool,
+    /// Number of processing elements (paper: 64).
+    pub pes: usize,
+    /// Table-lookup latency of a PE in ns (paper: 100).
+    pub lookup_ns: u64,
+    /// Set-index hash.
+    pub index: SetIndex,
+    /// Delay constants.
+    pub delay: DelayModel,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig {
+            timing: true,
+            pes: 64,
+            lookup_ns: 100,
+            index: SetIndex::Crc,
+            delay: DelayModel::default(),
+        }
+    }
+}
+
+/// What a simulation counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Packets simulated.
+    pub packets: u64,
+    /// Cache hits (including exchanges).
+    pub hits: u64,
+    /// Packets that missed the cache but found their flow in the CMT.
+    pub cmt_hits: u64,
+    /// Packets that missed both the cache and the CMT (each started a table lookup).
+    pub misses: u64,
+    /// Hits that caused an HPC exchange.
+    pub exchanges: u64,
+    /// Total ns packets waited for a free PE (0 unless all PEs were busy).
+    pub pe_wait_ns: u64,
+}
+
+impl Counters {
+    /// Miss rate m = misses / packets.
+    pub fn miss_rate(&self) -> f64 {
+        self.misses as f64 / self.packets.max(1) as f64
+    }
+    /// Exchange rate c = exchanges / packets.
+    pub fn exchange_rate(&self) -> f64 {
+        self.exchanges as f64 / self.packets.max(1) as f64
+    }
+    /// The paper's average lookup delay for these counts.
+    pub fn avg_delay_ns(&self, d: &DelayModel) -> f64 {
+        let m = self.miss_rate();
+        d.hit_ns * (1.0 - m) + d.miss_ns * m + d.exchange_ns * self.exchange_rate()
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Job {
+    finish: u64,
+    flow: u32,
+    set: u32,
+    next_use: u64,
+}
+
+/// One policy under simulation; feed packets in trace order with [`Sim::step`].
+#[derive(Clone, Debug)]
+pub struct Sim<P: Policy> {
+    policy: P,
+    cfg: SimConfig,
+    sets: u32,
+    mask: Option<u32>,
+    c: Counters,
+    pe_free: Vec<u64>,
+    pe_next: usize,
+    jobs: VecDeque<Job>,
+    jobs_popped: u64,
+    /// Per flow id: 1 + sequence number of its in-flight lookup, or 0.
+    inflight: Vec<u64>,
+}
+
+impl<P: Policy> Sim<P> {
+    /// A simulator around `policy`.
+    pub fn new(policy: P, cfg: SimConfig) -> Self {
+        let sets = policy.sets().max(1) as u32;
+        Sim {
+            mask: sets.is_power_of_two().then_some(sets - 1),
+            sets,
+            policy,
+            cfg,
+            c: Counters::default(),
+            pe_free: vec![0; cfg.pes.max(1)],
+            pe_next: 0,
+            jobs: VecDeque::with_capacity(cfg.pes.max(1) * 4),
+            jobs_popped: 0,
+            inflight: Vec::new(),
+        }
+    }
+
+    /// The policy (for its name and geometry).
+    pub fn policy(&self) -> &P {
+        &self.policy
+    }
+
+    /// Counters so far.
+    pub fn counters(&self) -> Counters {
+        self.c
+    }
+
+    #[inline(always)]
+    fn set_of(&self, p: &TracePacket) -> u32 {
+        let h = match self.cfg.index {
+            SetIndex::Crc => p.crc,
+            SetIndex::Xor => p.xor,
+        };
+        match self.mask {
+            Some(m) => h & m,
+            None => h % self.sets,
+        }
+    }
+
+    /// Inserts every lookup that finished at or before `now`.
+    #[inline]
+    fn complete(&mut self, now: u64) {
+        while let Some(j) = self.jobs.front() {
+            if j.finish > now {
+                break;
+            }
+            let j = *j;
+            self.jobs.pop_front();
+            self.jobs_popped += 1;
+            self.inflight[j.flow as usize] = 0;
+            self.policy.insert(j.set as usize, j.flow, j.next_use);
+        }
+    }
+
+    /// Simulates one packet; `next_use` is the index of the flow's next packet (only
+    /// [`Belady`] needs it; pass [`NEVER`] otherwise).
+    #[inline(always)]
+    pub fn step(&mut self, p: &TracePacket, next_use: u64) {
+        self.c.packets += 1;
+        let set = self.set_of(p);
+        if !self.cfg.timing {
+            let a = self.policy.access_insert(set as usize, p.flow, next_use);
+            self.c.misses += (a == Access::Miss) as u64;
+            self.c.hits += (a != Access::Miss) as u64;
+            self.c.exchanges += (a == Access::Exchange) as u64;
+            return;
+        }
+        if self.jobs.front().is_some_and(|j| j.finish <= p.ts_ns) {
+            self.complete(p.ts_ns);
+        }
+        match self.policy.access(set as usize, p.flow, next_use) {
+            Access::Hit => self.c.hits += 1,
+            Access::Exchange => {
+                self.c.hits += 1;
+                self.c.exchanges += 1;
+            }
+            Access::Miss => {
+                let f = p.flow as usize;
+                if f >= self.inflight.len() {
+                    self.inflight.resize((f + 1).next_power_of_two(), 0);
+                }
+                let tag = self.inflight[f];
+                if tag != 0 {
+                    // CMT hit: wait in the CMQ for the in-flight lookup.
+                    self.c.cmt_hits += 1;
+                    let idx = (tag - 1 - self.jobs_popped) as usize;
+                    if let Some(j) = self.jobs.get_mut(idx) {
+                        j.next_use = next_use;
+                    }
+                    return;
+                }
+                self.c.misses += 1;
+                let free = self.pe_free[self.pe_next];
+                let start = free.max(p.ts_ns);
+                self.c.pe_wait_ns += start - p.ts_ns;
+                let finish = start + self.cfg.lookup_ns;
+                self.pe_free[self.pe_next] = finish;
+                self.pe_next += 1;
+                if self.pe_next == self.pe_free.len() {
+                    self.pe_next = 0;
+                }
+                self.inflight[f] = self.jobs_popped + self.jobs.len() as u64 + 1;
+                self.jobs.push_back(Job {
+                    finish,
+                    flow: p.flow,
+                    set,
+                    next_use,
+                });
+            }
+        }
+    }
+
+    /// Simulates a batch; `next_use[i]` belongs to `pkts[i]` (empty slice: all [`NEVER`]).
+    pub fn run(&mut self, pkts: &[TracePacket], next_use: &[u32]) {
+        if next_use.is_empty() {
+            for p in pkts {
+                self.step(p, NEVER);
+            }
+        } else {
+            for (p, &n) in pkts.iter().zip(next_use) {
+                self.step(p, if n == u32::MAX { NEVER } else { n as u64 });
+            }
+        }
+    }
+}
+
+/// Enum dispatch over the policies: one `match` per batch, monomorphised loops inside.
+#[allow(missing_docs)]
+#[derive(Clone, Debug)]
+pub enum AnySim {
+    Lru(Sim<Lru>),
+    Slru(Sim<Slru>),
+    Hpc(Sim<Hpc>),
+    Spc(Sim<Spc>),
+    Random(Sim<Random>),
+    Fifo(Sim<Fifo>),
+    Belady(Sim<Belady>),
+}
+
+impl AnySim {
+    /// A simulator for policy `name` (see [`super::POLICY_NAMES`]) with `entries` entries in
+    /// sets of `ways` (`entries / ways` sets, at least one); `None` for an unknown name.
+    pub fn new(name: &str, entries: usize, ways: usize, cfg: SimConfig, seed: u64) -> Option<Self> {
+        let ways = ways.max(1);
+        let sets = (entries / ways).max(1);
+        Some(match name {
+            "lru" => AnySim::Lru(Sim::new(Lru::new(sets, ways), cfg)),
+            "slru" => AnySim::Slru(Sim::new(Slru::new(sets, ways), cfg)),
+            "spc" => AnySim::Spc(Sim::new(Spc::new(sets, ways), cfg)),
+            "random" => AnySim::Random(Sim::new(Random::new(sets, ways, seed), cfg)),
+            "fifo" => AnySim::Fifo(Sim::new(Fifo::new(sets, ways), cfg)),
+            "belady" => AnySim::Belady(Sim::new(Belady::new(sets, ways), cfg)),
+            n => {
+                let k: u8 = n.strip_prefix("hpc")?.parse().ok()?;
+                if k == 0 {
+                    return None;
+                }
+                AnySim::Hpc(Sim::new(Hpc::new(sets, ways, k), cfg))
+            }
+        })
+    }
+
+    /// Simulates a batch (see [`Sim::run`]).
+    pub fn run(&mut self, pkts: &[TracePacket], next_use: &[u32]) {
+        match self {
+            AnySim::Lru(s) => s.run(pkts, next_use),
+            AnySim::Slru(s) => s.run(pkts, next_use),
+            AnySim::Hpc(s) => s.run(pkts, next_use),
+            AnySim::Spc(s) => s.run(pkts, next_use),
+            AnySim::Random(s) => s.run(pkts, next_use),
+            AnySim::Fifo(s) => s.run(pkts, next_use),
+            AnySim::Belady(s) => s.run(pkts, next_use),
+        }
+    }
+
+    /// Counters so far.
+    pub fn counters(&self) -> Counters {
+        match self {
+            AnySim::Lru(s) => s.counters(),
+            AnySim::Slru(s) => s.counters(),
+            AnySim::Hpc(s) => s.counters(),
+            AnySim::Spc(s) => s.counters(),
+            AnySim::Random(s) => s.counters(),
+            AnySim::Fifo(s) => s.counters(),
+            AnySim::Belady(s) => s.counters(),
+        }
+    }
+
+    /// True for offline policies that need next-use indices.
+    pub fn needs_future(&self) -> bool {
+        matches!(self, AnySim::Belady(_))
+    }
+}
