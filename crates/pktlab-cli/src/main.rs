@@ -4,6 +4,7 @@
 //! object on stdout (human-readable tables otherwise); progress goes to stderr; errors exit
 //! non-zero with a one-line message naming the file and position.
 
+mod aqm;
 mod cache;
 mod lpm;
 mod size;
@@ -29,6 +30,9 @@ enum Cmd {
     /// Packet traces: statistics and conversion (pcap, compact, synthetic).
     #[command(subcommand)]
     Trace(cache::TraceCmd),
+    /// AQM fairness simulations: TCP Reno/Vegas dumbbell (paper 002) under DropTail/RED.
+    #[command(subcommand)]
+    Aqm(aqm::AqmCmd),
 }
 
 fn main() {
@@ -37,6 +41,7 @@ fn main() {
         Cmd::Lpm(c) => lpm::run(c),
         Cmd::Cache(c) => cache::run(c),
         Cmd::Trace(c) => cache::run_trace(c),
+        Cmd::Aqm(c) => aqm::run_cmd(c),
     };
     match res {
         Ok(code) => std::process::exit(code),

@@ -11,15 +11,21 @@
 //! * [`flowcache`] — packet processing cache (Hit Priority Cache, paper 000): policies and
 //!   the PE/CMT timing simulator;
 //! * [`traffic`] — synthetic flow traces calibrated on real flow statistics;
+//! * [`aqm`] — queueing disciplines behind one trait: DropTail and RED (paper 002's
+//!   baselines);
+//! * [`netsim`] — a packet-level discrete-event simulator (TCP Reno/NewReno/Vegas, UDP CBR,
+//!   the dumbbell of paper 002 fig. 4) hosting the `aqm` disciplines;
 //! * [`util`] — small deterministic helpers (splitmix64, xorshift) shared by generators and
 //!   benchmarks.
 //!
 //! The library has no CLI or terminal dependencies; the `pktlab` binary lives in `pktlab-cli`.
 #![warn(missing_docs)]
 
+pub mod aqm;
 pub mod flowcache;
 pub mod io;
 pub mod lpm;
 pub mod net;
+pub mod netsim;
 pub mod traffic;
 pub mod util;

@@ -111,3 +111,29 @@ mod tests {
         assert_ne!(XorShift64::new(0).next(), 0);
     }
 }
+
+/// SplitMix64 as a generator (state advanced by the golden gamma, output finalised by
+/// [`splitmix64`]): the seeded RNG of the simulators (`netsim`, `aqm`). Any seed is valid.
+#[derive(Clone, Debug)]
+pub struct SplitMix64(u64);
+
+impl SplitMix64 {
+    /// Seeds the generator.
+    pub fn new(seed: u64) -> Self {
+        SplitMix64(seed)
+    }
+
+    /// The next 64-bit value.
+    #[inline(always)]
+    pub fn next_u64(&mut self) -> u64 {
+        let z = self.0;
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        splitmix64(z)
+    }
+
+    /// A uniform double in [0, 1) (53 random bits).
+    #[inline(always)]
+    pub fn next_f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+}

@@ -1,0 +1,201 @@
+//! Active queue management: the [`Aqm`] trait and one discipline per file.
+//!
+//! A discipline *owns* the packets it queues, so per-flow schedulers (DRR, FQ-CoDel) fit the
+//! same contract as single FIFOs (DropTail, RED): [`Aqm::enqueue`] sees the whole packet
+//! (including its flow id) and decides to keep it, drop it, or drop *other* packets;
+//! [`Aqm::dequeue`] chooses which packet leaves next and may drop at dequeue time (CoDel).
+//! Every dropped packet is handed back through a [`Drops`] sink so the caller can count
+//! losses per flow. Disciplines never allocate per packet once their buffers reached their
+//! high-water mark.
+//!
+//! The disciplines here: [`DropTail`] (tail-drop FIFO) and [`Red`] (Floyd & Jacobson 1993,
+//! with the gentle variant). [`Discipline`] is the enum used for static dispatch by
+//! simulators; new disciplines add a variant.
+
+pub mod droptail;
+pub mod red;
+
+pub use droptail::DropTail;
+pub use red::{Red, RedParams};
+
+/// Time in integer nanoseconds (the same unit as `netsim`).
+pub type Nanos = u64;
+
+/// What a discipline needs to know about a packet.
+pub trait AqmPacket: Copy {
+    /// Flow identifier (e.g. a hash of the 5-tuple, or the simulator's flow index).
+    fn flow(&self) -> u32;
+    /// Size on the wire in bytes.
+    fn bytes(&self) -> u32;
+}
+
+/// Why a packet was dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropKind {
+    /// The buffer was full (or the discipline's hard limit was reached).
+    Forced,
+    /// A probabilistic / early drop decided by the discipline (RED, SRED, …).
+    Early,
+}
+
+/// Sink for dropped packets; the caller drains it after each call. Its buffer is reused, so
+/// it does not allocate in steady state.
+#[derive(Debug)]
+pub struct Drops<P> {
+    /// Dropped packets since the last [`Drops::clear`], with the reason.
+    pub pkts: Vec<(P, DropKind)>,
+}
+
+impl<P> Default for Drops<P> {
+    fn default() -> Self {
+        Drops {
+            pkts: Vec::with_capacity(8),
+        }
+    }
+}
+
+impl<P> Drops<P> {
+    /// Records a drop.
+    #[inline]
+    pub fn push(&mut self, p: P, kind: DropKind) {
+        self.pkts.push((p, kind));
+    }
+    /// Forgets the recorded drops (keeps the buffer).
+    #[inline]
+    pub fn clear(&mut self) {
+        self.pkts.clear();
+    }
+}
+
+/// Counters every discipline keeps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AqmStats {
+    /// Packets offered to `enqueue`.
+    pub arrivals: u64,
+    /// Packets dropped because the buffer was full.
+    pub forced_drops: u64,
+    /// Packets dropped early (probabilistically).
+    pub early_drops: u64,
+    /// Packets handed out by `dequeue`.
+    pub departures: u64,
+}
+
+/// The contract of a queueing discipline attached to an output link.
+///
+/// * `enqueue(pkt, now, drops)`: a packet arrives at time `now`; the discipline either
+///   stores it or pushes it to `drops` (it may also push previously queued packets).
+/// * `dequeue(now, drops)`: the link is free; return the next packet to transmit (the
+///   discipline chooses which, e.g. round robin over flows), or `None` if empty.
+/// * `len_pkts` / `len_bytes`: current backlog.
+///
+/// Implementations must be deterministic given their seed and must not panic on any input.
+pub trait Aqm<P: AqmPacket> {
+    /// Offers a packet arriving at `now`.
+    fn enqueue(&mut self, pkt: P, now: Nanos, drops: &mut Drops<P>);
+    /// Takes the next packet to send at `now`, if any.
+    fn dequeue(&mut self, now: Nanos, drops: &mut Drops<P>) -> Option<P>;
+    /// Backlog in packets.
+    fn len_pkts(&self) -> usize;
+    /// Backlog in bytes.
+    fn len_bytes(&self) -> u64;
+    /// Counters since creation.
+    fn stats(&self) -> AqmStats;
+    /// Short name (`droptail`, `red`, …).
+    fn name(&self) -> &'static str;
+    /// A discipline-specific congestion estimate for time series (RED: the average queue);
+    /// defaults to the instantaneous length in packets.
+    fn avg_estimate(&self) -> f64 {
+        self.len_pkts() as f64
+    }
+}
+
+/// Which discipline to build, with its parameters (parsed from the CLI's `--aqm` list).
+#[derive(Clone, Debug, PartialEq)]
+pub enum AqmSpec {
+    /// Tail-drop FIFO of `buffer` packets.
+    DropTail,
+    /// RED with the given parameters (its hard limit is the buffer).
+    Red(RedParams),
+}
+
+impl AqmSpec {
+    /// Parses a discipline name (`droptail`, `red`), with RED taking `red` as default
+    /// parameters.
+    pub fn parse(name: &str, red: RedParams) -> Result<Self, String> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "droptail" | "fifo" => Ok(AqmSpec::DropTail),
+            "red" => Ok(AqmSpec::Red(red)),
+            other => Err(format!(
+                "unknown AQM discipline '{other}' (known: droptail, red)"
+            )),
+        }
+    }
+
+    /// Short name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            AqmSpec::DropTail => "droptail",
+            AqmSpec::Red(_) => "red",
+        }
+    }
+
+    /// Builds the discipline for a buffer of `buffer` packets on a link whose typical packet
+    /// transmission time is `pkt_time` (RED's idle-time correction).
+    pub fn build<P: AqmPacket>(
+        &self,
+        buffer: usize,
+        pkt_time: Nanos,
+        seed: u64,
+    ) -> Result<Discipline<P>, String> {
+        Ok(match self {
+            AqmSpec::DropTail => Discipline::DropTail(DropTail::new(buffer)?),
+            AqmSpec::Red(p) => Discipline::Red(Red::new(p.clone(), buffer, pkt_time, seed)?),
+        })
+    }
+}
+
+/// Static dispatch over the disciplines (no virtual call per packet).
+#[derive(Debug)]
+pub enum Discipline<P> {
+    /// See [`DropTail`].
+    DropTail(DropTail<P>),
+    /// See [`Red`].
+    Red(Red<P>),
+}
+
+macro_rules! dispatch {
+    ($s:expr, $q:ident => $e:expr) => {
+        match $s {
+            Discipline::DropTail($q) => $e,
+            Discipline::Red($q) => $e,
+        }
+    };
+}
+
+impl<P: AqmPacket> Aqm<P> for Discipline<P> {
+    #[inline]
+    fn enqueue(&mut self, pkt: P, now: Nanos, drops: &mut Drops<P>) {
+        dispatch!(self, q => q.enqueue(pkt, now, drops))
+    }
+    #[inline]
+    fn dequeue(&mut self, now: Nanos, drops: &mut Drops<P>) -> Option<P> {
+        dispatch!(self, q => q.dequeue(now, drops))
+    }
+    #[inline]
+    fn len_pkts(&self) -> usize {
+        dispatch!(self, q => q.len_pkts())
+    }
+    #[inline]
+    fn len_bytes(&self) -> u64 {
+        dispatch!(self, q => q.len_bytes())
+    }
+    fn stats(&self) -> AqmStats {
+        dispatch!(self, q => q.stats())
+    }
+    fn name(&self) -> &'static str {
+        dispatch!(self, q => q.name())
+    }
+    fn avg_estimate(&self) -> f64 {
+        dispatch!(self, q => q.avg_estimate())
+    }
+}

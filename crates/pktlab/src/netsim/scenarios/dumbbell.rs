@@ -1,0 +1,618 @@
+//! The dumbbell of paper 002 (Kurata, Hasegawa & Murata), §4.1 fig. 4: Nr TCP Reno senders
+//! and Nv TCP Vegas senders (plus optional UDP CBR sources), each on its own access link
+//! (bw, τ) to the bottleneck router, whose output link (BW, τ_xd) leads to the receiver.
+//! The router's output queue runs the chosen AQM discipline with a buffer of B packets.
+//!
+//! Modelling choices: access links and the reverse (ACK) path have unbounded FIFOs computed
+//! analytically ([`Pipe`]), so every loss happens at the bottleneck queue; flows start at
+//! uniformly random times in `[0, start_spread)`; metrics cover `[warmup, duration)`.
+
+use crate::aqm::{Aqm, AqmSpec, Discipline, Drops};
+use crate::netsim::engine::{EventQueue, SimRng};
+use crate::netsim::link::{Link, Pipe, Tx};
+use crate::netsim::sink::{SinkAction, TcpSink};
+use crate::netsim::tcp::{TcpConfig, TcpKind, TcpSender};
+use crate::netsim::udp::CbrSource;
+use crate::netsim::{tx_time, Packet, PktKind, Time, MS, SEC};
+use crate::util::splitmix64;
+
+/// Kind of a flow in the dumbbell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlowKind {
+    /// TCP Reno (or NewReno).
+    Reno,
+    /// TCP Vegas.
+    Vegas,
+    /// UDP CBR.
+    Udp,
+}
+
+impl FlowKind {
+    /// `reno`, `vegas` or `udp`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FlowKind::Reno => "reno",
+            FlowKind::Vegas => "vegas",
+            FlowKind::Udp => "udp",
+        }
+    }
+}
+
+/// All parameters of a dumbbell run (every default explicit here).
+#[derive(Clone, Debug)]
+pub struct DumbbellConfig {
+    /// Number of TCP Reno senders (Nr).
+    pub reno: u32,
+    /// Number of TCP Vegas senders (Nv).
+    pub vegas: u32,
+    /// Number of UDP CBR senders.
+    pub udp: u32,
+    /// Rate of each UDP source, bit/s.
+    pub udp_rate_bps: u64,
+    /// Bandwidth of each access link (bw), bit/s.
+    pub access_bw_bps: u64,
+    /// Propagation delay of Reno senders' access links (τ_rx), ns.
+    pub reno_delay: Time,
+    /// Propagation delay of Vegas senders' access links (τ_vx; fig. 8 varies it), ns.
+    pub vegas_delay: Time,
+    /// Propagation delay of UDP senders' access links, ns.
+    pub udp_delay: Time,
+    /// Bottleneck bandwidth (BW), bit/s.
+    pub bottleneck_bw_bps: u64,
+    /// Bottleneck propagation delay router → receiver (τ_xd), ns.
+    pub bottleneck_delay: Time,
+    /// Router buffer B, packets.
+    pub buffer: u32,
+    /// Queueing discipline at the bottleneck.
+    pub aqm: AqmSpec,
+    /// TCP options shared by all senders.
+    pub tcp: TcpConfig,
+    /// Simulated time, ns.
+    pub duration: Time,
+    /// Start of the measurement window, ns.
+    pub warmup: Time,
+    /// Senders start uniformly at random in `[0, start_spread)`, ns.
+    pub start_spread: Time,
+    /// Seed of every random choice (start times, AQM decisions).
+    pub seed: u64,
+    /// Record queue and cwnd every this many ns (None: no time series).
+    pub sample_every: Option<Time>,
+    /// Test hook: (flow, segment) pairs dropped at the router the first time they arrive.
+    pub drop_once: Vec<(u32, u32)>,
+}
+
+impl Default for DumbbellConfig {
+    fn default() -> Self {
+        DumbbellConfig {
+            reno: 10,
+            vegas: 10,
+            udp: 0,
+            udp_rate_bps: 10_000_000,
+            access_bw_bps: 45_000_000,
+            reno_delay: 20 * MS,
+            vegas_delay: 20 * MS,
+            udp_delay: 20 * MS,
+            bottleneck_bw_bps: 45_000_000,
+            bottleneck_delay: 20 * MS,
+            buffer: 1000,
+            aqm: AqmSpec::DropTail,
+            tcp: TcpConfig::default(),
+            duration: 60 * SEC,
+            warmup: 10 * SEC,
+            start_spread: SEC,
+            seed: 1,
+            sample_every: None,
+            drop_once: Vec::new(),
+        }
+    }
+}
+
+impl DumbbellConfig {
+    /// Checks the parameters; the error is one line.
+    pub fn validate(&self) -> Result<(), String> {
+        self.tcp.validate()?;
+        let n = self.reno as u64 + self.vegas as u64 + self.udp as u64;
+        if n == 0 {
+            return Err("dumbbell: need at least one sender (--reno/--vegas/--udp)".into());
+        }
+        if n > 1_000_000 {
+            return Err(format!("dumbbell: too many senders ({n})"));
+        }
+        if self.access_bw_bps == 0 || self.bottleneck_bw_bps == 0 {
+            return Err("dumbbell: bandwidths must be positive".into());
+        }
+        if self.udp > 0 && self.udp_rate_bps == 0 {
+            return Err("dumbbell: UDP rate must be positive".into());
+        }
+        if self.buffer == 0 {
+            return Err("dumbbell: buffer must be at least 1 packet".into());
+        }
+        if self.duration == 0 || self.warmup >= self.duration {
+            return Err(format!(
+                "dumbbell: need 0 <= warmup < duration (got {} s and {} s)",
+                self.warmup as f64 / SEC as f64,
+                self.duration as f64 / SEC as f64
+            ));
+        }
+        if let Some(0) = self.sample_every {
+            return Err("dumbbell: sampling interval must be positive".into());
+        }
+        Ok(())
+    }
+
+    fn kind_of(&self, i: u32) -> FlowKind {
+        if i < self.reno {
+            FlowKind::Reno
+        } else if i < self.reno + self.vegas {
+            FlowKind::Vegas
+        } else {
+            FlowKind::Udp
+        }
+    }
+}
+
+/// Per-flow results over the measurement window.
+#[derive(Clone, Debug)]
+pub struct FlowResult {
+    /// Flow index (Reno first, then Vegas, then UDP).
+    pub id: u32,
+    /// Kind.
+    pub kind: FlowKind,
+    /// Payload delivered in order to the receiver, Mbit/s.
+    pub goodput_mbps: f64,
+    /// Packets of this flow dropped at the bottleneck / packets that arrived there.
+    pub loss_rate: f64,
+    /// Packets of this flow that arrived at the bottleneck.
+    pub arrivals: u64,
+    /// Packets of this flow dropped at the bottleneck.
+    pub drops: u64,
+    /// TCP: segments sent (whole run, retransmissions included).
+    pub sent: u64,
+    /// TCP: fast retransmits (whole run).
+    pub fast_retransmits: u64,
+    /// TCP: timeouts (whole run).
+    pub timeouts: u64,
+    /// TCP: congestion window at the end, segments.
+    pub final_cwnd: f64,
+}
+
+/// Time series sampled every `sample_every`.
+#[derive(Clone, Debug, Default)]
+pub struct Series {
+    /// Sample times, s.
+    pub t: Vec<f64>,
+    /// Bottleneck queue, packets.
+    pub queue: Vec<u32>,
+    /// The discipline's average-queue estimate (RED avg; DropTail: instantaneous).
+    pub avg: Vec<f64>,
+    /// cwnd of every TCP flow, row-major (`tcp_flows` values per sample).
+    pub cwnd: Vec<f32>,
+    /// TCP flows per row of `cwnd`.
+    pub tcp_flows: usize,
+}
+
+/// Results of a dumbbell run.
+#[derive(Clone, Debug)]
+pub struct DumbbellResult {
+    /// Per-flow results.
+    pub flows: Vec<FlowResult>,
+    /// Events processed.
+    pub events: u64,
+    /// Mean goodput per Reno flow, Mbit/s.
+    pub reno_mbps: f64,
+    /// Mean goodput per Vegas flow, Mbit/s.
+    pub vegas_mbps: f64,
+    /// Mean goodput per UDP flow, Mbit/s.
+    pub udp_mbps: f64,
+    /// Vegas' share of the total TCP goodput.
+    pub vegas_share: f64,
+    /// Jain's fairness index over all TCP flows' goodputs.
+    pub jain: f64,
+    /// Bytes sent on the bottleneck / capacity (headers included).
+    pub utilization: f64,
+    /// Bottleneck drops / arrivals, all flows.
+    pub loss_rate: f64,
+    /// Loss rate of Reno packets.
+    pub reno_loss_rate: f64,
+    /// Loss rate of Vegas packets.
+    pub vegas_loss_rate: f64,
+    /// Time-averaged bottleneck queue, packets.
+    pub mean_queue_pkts: f64,
+    /// Mean queueing delay of packets leaving the bottleneck, ms.
+    pub mean_queue_delay_ms: f64,
+    /// Early (AQM) drops at the bottleneck in the window.
+    pub early_drops: u64,
+    /// Forced (buffer-full) drops at the bottleneck in the window.
+    pub forced_drops: u64,
+    /// Optional time series.
+    pub series: Option<Series>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Ev {
+    Start(u32),
+    AtRouter(Packet),
+    BottleneckDone,
+    AtReceiver(Packet),
+    AtSender(Packet),
+    Rto(u32),
+    DelAck(u32, u32),
+    UdpTick(u32),
+    Sample,
+    WarmupEnd,
+}
+
+enum Agent {
+    Tcp(Box<(TcpSender, TcpSink)>),
+    Udp(CbrSource),
+}
+
+struct Flow {
+    kind: FlowKind,
+    agent: Agent,
+    up: Pipe,
+    down: Pipe,
+    delivered: u64,
+    delivered_at_warmup: u64,
+    arrivals: u64,
+    drops: u64,
+}
+
+/// Runs the dumbbell.
+pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, String> {
+    cfg.validate()?;
+    let n = cfg.reno + cfg.vegas + cfg.udp;
+    let mut rng = SimRng::new(cfg.seed);
+    let mss = cfg.tcp.mss as u64;
+    let data_size = cfg.tcp.mss + cfg.tcp.header;
+    let pkt_time = tx_time(data_size, cfg.bottleneck_bw_bps);
+    let q: Discipline<Packet> =
+        cfg.aqm
+            .build(cfg.buffer as usize, pkt_time, splitmix64(cfg.seed ^ 0xA9))?;
+    let mut bneck = Link::new(cfg.bottleneck_bw_bps, cfg.bottleneck_delay, q);
+    let mut back = Pipe::new(cfg.bottleneck_bw_bps, cfg.bottleneck_delay);
+    let mut ev: EventQueue<Ev> = EventQueue::new();
+    let mut flows = Vec::with_capacity(n as usize);
+    for i in 0..n {
+        let kind = cfg.kind_of(i);
+        let (agent, delay) = match kind {
+            FlowKind::Reno | FlowKind::Vegas => {
+                let k = if kind == FlowKind::Reno {
+                    TcpKind::Reno
+                } else {
+                    TcpKind::Vegas
+                };
+                let d = if kind == FlowKind::Reno {
+                    cfg.reno_delay
+                } else {
+                    cfg.vegas_delay
+                };
+                (
+                    Agent::Tcp(Box::new((
+                        TcpSender::new(i, k, &cfg.tcp),
+                        TcpSink::new(cfg.tcp.rwnd, cfg.tcp.delayed_ack),
+                    ))),
+                    d,
+                )
+            }
+            FlowKind::Udp => (
+                Agent::Udp(CbrSource::new(i, data_size, cfg.udp_rate_bps)?),
+                cfg.udp_delay,
+            ),
+        };
+        flows.push(Flow {
+            kind,
+            agent,
+            up: Pipe::new(cfg.access_bw_bps, delay),
+            down: Pipe::new(cfg.access_bw_bps, delay),
+            delivered: 0,
+            delivered_at_warmup: 0,
+            arrivals: 0,
+            drops: 0,
+        });
+        let start = (rng.next_f64() * cfg.start_spread as f64) as Time;
+        ev.push(start, Ev::Start(i));
+    }
+    ev.push(cfg.warmup, Ev::WarmupEnd);
+    let tcp_flows = (cfg.reno + cfg.vegas) as usize;
+    let mut series = cfg.sample_every.map(|_| Series {
+        tcp_flows,
+        ..Series::default()
+    });
+    if series.is_some() {
+        ev.push(0, Ev::Sample);
+    }
+    let mut drop_once = cfg.drop_once.clone();
+
+    let mut out: Vec<Packet> = Vec::with_capacity(64);
+    let mut drops: Drops<Packet> = Drops::default();
+    let mut measuring = false;
+    let (mut q_area, mut q_last) = (0u128, 0 as Time);
+    let (mut delay_sum, mut delay_n) = (0u128, 0u64);
+    let (mut tx_bytes, mut early, mut forced) = (0u64, 0u64, 0u64);
+    let ack_size = cfg.tcp.ack_size;
+
+    macro_rules! send_out {
+        ($f:expr, $now:expr) => {{
+            let f: &mut Flow = $f;
+            for p in out.drain(..) {
+                let at = f.up.send(p.size, $now);
+                ev.push(at, Ev::AtRouter(p));
+            }
+        }};
+    }
+    macro_rules! timer {
+        ($f:expr, $i:expr) => {
+            if let Agent::Tcp(b) = &mut $f.agent {
+                if let Some(t) = b.0.take_timer() {
+                    ev.push(t, Ev::Rto($i));
+                }
+            }
+        };
+    }
+    macro_rules! ack_to {
+        ($i:expr, $a:expr, $now:expr) => {{
+            let f = &mut flows[$i as usize];
+            let t1 = back.send(ack_size, $now);
+            let t2 = f.down.send(ack_size, t1);
+            ev.push(
+                t2,
+                Ev::AtSender(Packet {
+                    flow: $i,
+                    seq: $a,
+                    size: ack_size,
+                    kind: PktKind::Ack,
+                    enq_at: $now,
+                }),
+            );
+        }};
+    }
+    macro_rules! schedule_tx {
+        ($tx:expr, $now:expr) => {{
+            let tx: Tx = $tx;
+            if measuring {
+                delay_sum += ($now - tx.pkt.enq_at) as u128;
+                delay_n += 1;
+                tx_bytes += tx.pkt.size as u64;
+            }
+            ev.push(tx.done, Ev::BottleneckDone);
+            ev.push(tx.arrive, Ev::AtReceiver(tx.pkt));
+        }};
+    }
+
+    while let Some((now, e)) = ev.pop_until(cfg.duration) {
+        match e {
+            Ev::AtRouter(p) => {
+                let f = &mut flows[p.flow as usize];
+                if measuring {
+                    f.arrivals += 1;
+                    q_area += bneck.queue.len_pkts() as u128 * (now - q_last) as u128;
+                    q_last = now;
+                }
+                if !drop_once.is_empty() && p.kind == PktKind::Data {
+                    if let Some(k) = drop_once.iter().position(|&x| x == (p.flow, p.seq)) {
+                        drop_once.swap_remove(k);
+                        if measuring {
+                            f.drops += 1;
+                            forced += 1;
+                        }
+                        continue;
+                    }
+                }
+                let tx = bneck.arrive(p, now, &mut drops);
+                for &(d, kind) in &drops.pkts {
+                    if measuring {
+                        flows[d.flow as usize].drops += 1;
+                        match kind {
+                            crate::aqm::DropKind::Early => early += 1,
+                            crate::aqm::DropKind::Forced => forced += 1,
+                        }
+                    }
+                }
+                drops.clear();
+                if let Some(tx) = tx {
+                    schedule_tx!(tx, now);
+                }
+            }
+            Ev::BottleneckDone => {
+                if measuring {
+                    q_area += bneck.queue.len_pkts() as u128 * (now - q_last) as u128;
+                    q_last = now;
+                }
+                let tx = bneck.tx_done(now, &mut drops);
+                for &(d, _) in &drops.pkts {
+                    if measuring {
+                        flows[d.flow as usize].drops += 1;
+                        early += 1;
+                    }
+                }
+                drops.clear();
+                if let Some(tx) = tx {
+                    schedule_tx!(tx, now);
+                }
+            }
+            Ev::AtReceiver(p) => {
+                let i = p.flow;
+                let f = &mut flows[i as usize];
+                match &mut f.agent {
+                    Agent::Tcp(b) => {
+                        let sink = &mut b.1;
+                        let before = sink.rcv_nxt();
+                        let act = sink.on_data(p.seq);
+                        f.delivered += (sink.rcv_nxt() - before) as u64 * mss;
+                        match act {
+                            SinkAction::Ack(a) => ack_to!(i, a, now),
+                            SinkAction::StartTimer(g) => {
+                                ev.push(now + cfg.tcp.delack_timeout, Ev::DelAck(i, g))
+                            }
+                            SinkAction::Wait => {}
+                        }
+                    }
+                    Agent::Udp(_) => f.delivered += (p.size - cfg.tcp.header) as u64,
+                }
+            }
+            Ev::AtSender(p) => {
+                let f = &mut flows[p.flow as usize];
+                if let Agent::Tcp(b) = &mut f.agent {
+                    b.0.on_ack(p.seq, now, &mut out);
+                }
+                timer!(f, p.flow);
+                send_out!(f, now);
+            }
+            Ev::Rto(i) => {
+                let f = &mut flows[i as usize];
+                if let Agent::Tcp(b) = &mut f.agent {
+                    b.0.on_timer(now, now, &mut out);
+                }
+                timer!(f, i);
+                send_out!(f, now);
+            }
+            Ev::DelAck(i, g) => {
+                if let Agent::Tcp(b) = &mut flows[i as usize].agent {
+                    if let Some(a) = b.1.on_delack_timer(g) {
+                        ack_to!(i, a, now);
+                    }
+                }
+            }
+            Ev::Start(i) => {
+                let f = &mut flows[i as usize];
+                match &mut f.agent {
+                    Agent::Tcp(b) => b.0.start(now, &mut out),
+                    Agent::Udp(_) => ev.push(now, Ev::UdpTick(i)),
+                }
+                timer!(f, i);
+                send_out!(f, now);
+            }
+            Ev::UdpTick(i) => {
+                let f = &mut flows[i as usize];
+                if let Agent::Udp(s) = &mut f.agent {
+                    let (p, next) = s.next(now);
+                    let at = f.up.send(p.size, now);
+                    ev.push(at, Ev::AtRouter(p));
+                    ev.push(next, Ev::UdpTick(i));
+                }
+            }
+            Ev::Sample => {
+                if let (Some(s), Some(dt)) = (series.as_mut(), cfg.sample_every) {
+                    s.t.push(now as f64 / SEC as f64);
+                    s.queue.push(bneck.queue.len_pkts() as u32);
+                    s.avg.push(bneck.queue.avg_estimate());
+                    for f in &flows[..tcp_flows] {
+                        if let Agent::Tcp(b) = &f.agent {
+                            s.cwnd.push(b.0.cwnd() as f32);
+                        }
+                    }
+                    ev.push(now + dt, Ev::Sample);
+                }
+            }
+            Ev::WarmupEnd => {
+                measuring = true;
+                q_last = now;
+                for f in flows.iter_mut() {
+                    f.delivered_at_warmup = f.delivered;
+                }
+            }
+        }
+    }
+    let end = cfg.duration;
+    q_area += bneck.queue.len_pkts() as u128 * (end - q_last) as u128;
+    let span = (end - cfg.warmup) as f64 / SEC as f64;
+
+    let mut res_flows = Vec::with_capacity(flows.len());
+    for (i, f) in flows.iter().enumerate() {
+        let (sent, fr, to, cw) = match &f.agent {
+            Agent::Tcp(b) => (
+                b.0.stats.sent,
+                b.0.stats.fast_retransmits,
+                b.0.stats.timeouts,
+                b.0.cwnd(),
+            ),
+            Agent::Udp(_) => (0, 0, 0, 0.0),
+        };
+        res_flows.push(FlowResult {
+            id: i as u32,
+            kind: f.kind,
+            goodput_mbps: (f.delivered - f.delivered_at_warmup) as f64 * 8.0 / span / 1e6,
+            loss_rate: ratio(f.drops, f.arrivals),
+            arrivals: f.arrivals,
+            drops: f.drops,
+            sent,
+            fast_retransmits: fr,
+            timeouts: to,
+            final_cwnd: cw,
+        });
+    }
+    let mean = |k: FlowKind| {
+        let v: Vec<f64> = res_flows
+            .iter()
+            .filter(|f| f.kind == k)
+            .map(|f| f.goodput_mbps)
+            .collect();
+        if v.is_empty() {
+            0.0
+        } else {
+            v.iter().fold(0.0, |a, b| a + b) / v.len() as f64
+        }
+    };
+    let loss = |k: Option<FlowKind>| {
+        let (d, a) = res_flows
+            .iter()
+            .filter(|f| k.is_none_or(|k| f.kind == k))
+            .fold((0, 0), |(d, a), f| (d + f.drops, a + f.arrivals));
+        ratio(d, a)
+    };
+    let tcp: Vec<f64> = res_flows
+        .iter()
+        .filter(|f| f.kind != FlowKind::Udp)
+        .map(|f| f.goodput_mbps)
+        .collect();
+    // fold from +0.0: an empty f64 `sum()` is −0.0, which would print as "-0.0".
+    let tcp_sum: f64 = tcp.iter().fold(0.0, |a, b| a + b);
+    let sq: f64 = tcp.iter().map(|x| x * x).sum();
+    let vegas_sum: f64 = res_flows
+        .iter()
+        .filter(|f| f.kind == FlowKind::Vegas)
+        .map(|f| f.goodput_mbps)
+        .fold(0.0, |a, b| a + b);
+    Ok(DumbbellResult {
+        events: ev.events(),
+        reno_mbps: mean(FlowKind::Reno),
+        vegas_mbps: mean(FlowKind::Vegas),
+        udp_mbps: mean(FlowKind::Udp),
+        vegas_share: if tcp_sum > 0.0 {
+            vegas_sum / tcp_sum
+        } else {
+            0.0
+        },
+        jain: if sq > 0.0 {
+            tcp_sum * tcp_sum / (tcp.len() as f64 * sq)
+        } else {
+            0.0
+        },
+        utilization: tx_bytes as f64 * 8.0 / (cfg.bottleneck_bw_bps as f64 * span),
+        loss_rate: loss(None),
+        reno_loss_rate: loss(Some(FlowKind::Reno)),
+        vegas_loss_rate: loss(Some(FlowKind::Vegas)),
+        mean_queue_pkts: q_area as f64 / (end - cfg.warmup) as f64,
+        mean_queue_delay_ms: if delay_n > 0 {
+            delay_sum as f64 / delay_n as f64 / MS as f64
+        } else {
+            0.0
+        },
+        early_drops: early,
+        forced_drops: forced,
+        flows: res_flows,
+        series,
+    })
+}
+
+fn ratio(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,160 @@
+use super::*;
+use crate::aqm::RedParams;
+
+fn one_flow(kind: FlowKind, rwnd: u32) -> DumbbellConfig {
+    let mut c = DumbbellConfig {
+        reno: (kind == FlowKind::Reno) as u32,
+        vegas: (kind == FlowKind::Vegas) as u32,
+        buffer: 1000,
+        duration: 6 * SEC,
+        warmup: 3 * SEC,
+        start_spread: 1,
+        seed: 3,
+        ..DumbbellConfig::default()
+    };
+    c.tcp.rwnd = rwnd;
+    c
+}
+
+/// A small network (BDP ≈ 24 packets) whose bottleneck is the router's output link:
+/// access 100 Mb/s, 5 ms; bottleneck 10 Mb/s, 5 ms.
+fn small_net(mut c: DumbbellConfig) -> DumbbellConfig {
+    c.access_bw_bps = 100_000_000;
+    c.reno_delay = 5 * MS;
+    c.vegas_delay = 5 * MS;
+    c.bottleneck_bw_bps = 10_000_000;
+    c.bottleneck_delay = 5 * MS;
+    c
+}
+
+#[test]
+fn single_reno_fills_a_lossless_pipe() {
+    // BDP = 45 Mb/s · 80 ms ≈ 433 packets of 1040 B; rwnd 600 keeps the queue < 1000.
+    let r = run(&one_flow(FlowKind::Reno, 600)).unwrap();
+    assert_eq!(r.loss_rate, 0.0);
+    assert!(r.utilization >= 0.95, "utilisation {}", r.utilization);
+    assert!(r.utilization <= 1.0 + 1e-3);
+    // Goodput = utilisation · 45 Mb/s · 1000/1040.
+    assert!((r.flows[0].goodput_mbps - r.utilization * 45.0 * 1000.0 / 1040.0).abs() < 0.5);
+}
+
+#[test]
+fn single_drop_fast_retransmit_halves_cwnd() {
+    let mut c = one_flow(FlowKind::Reno, 600);
+    c.drop_once = vec![(0, 3000)];
+    c.sample_every = Some(5 * MS);
+    let r = run(&c).unwrap();
+    let f = &r.flows[0];
+    assert_eq!(f.fast_retransmits, 1);
+    assert_eq!(f.timeouts, 0);
+    let s = r.series.unwrap();
+    // Before the loss the flight is capped by rwnd = 600; after recovery cwnd = 300 and then
+    // grows by about one segment per RTT.
+    let k = (1..s.cwnd.len())
+        .find(|&i| s.cwnd[i] < s.cwnd[i - 1])
+        .expect("cwnd decreases once");
+    let min_after = s.cwnd[k..].iter().cloned().fold(f32::MAX, f32::min);
+    assert!((299.0..=301.0).contains(&min_after), "min cwnd {min_after}");
+    assert!(f.final_cwnd < 400.0 && f.final_cwnd > min_after as f64);
+}
+
+#[test]
+fn tail_of_drops_triggers_rto() {
+    let mut c = one_flow(FlowKind::Reno, 600);
+    // A whole window lost: no duplicate ACKs can come back.
+    c.drop_once = (3000..3600).map(|s| (0, s)).collect();
+    let r = run(&c).unwrap();
+    assert!(r.flows[0].timeouts >= 1, "{:?}", r.flows[0]);
+}
+
+#[test]
+fn vegas_alone_keeps_alpha_to_beta_packets_queued() {
+    // On the paper's network a lone flow queues at its own 45 Mb/s access link, so use a
+    // network whose bottleneck is the router's output link.
+    let r = run(&small_net(one_flow(FlowKind::Vegas, 4096))).unwrap();
+    assert_eq!(r.loss_rate, 0.0);
+    assert!(
+        (1.0..=3.0).contains(&r.mean_queue_pkts),
+        "mean queue {} packets",
+        r.mean_queue_pkts
+    );
+    assert!(r.utilization > 0.95, "utilisation {}", r.utilization);
+}
+
+#[test]
+fn deterministic_given_seed() {
+    let c = DumbbellConfig {
+        reno: 3,
+        vegas: 3,
+        udp: 1,
+        udp_rate_bps: 5_000_000,
+        duration: 4 * SEC,
+        warmup: SEC,
+        aqm: AqmSpec::Red(RedParams::default()),
+        ..DumbbellConfig::default()
+    };
+    let a = run(&c).unwrap();
+    let b = run(&c).unwrap();
+    assert_eq!(a.events, b.events);
+    assert_eq!(a.jain, b.jain);
+    let d = run(&DumbbellConfig { seed: 9, ..c }).unwrap();
+    assert_ne!(a.events, d.events);
+    assert!(a.udp_mbps > 4.0 && a.udp_mbps < 5.0, "udp {}", a.udp_mbps);
+}
+
+#[test]
+fn red_keeps_the_queue_short() {
+    let c = small_net(DumbbellConfig {
+        reno: 5,
+        vegas: 0,
+        duration: 10 * SEC,
+        warmup: 5 * SEC,
+        aqm: AqmSpec::Red(RedParams::default()),
+        ..DumbbellConfig::default()
+    });
+    let r = run(&c).unwrap();
+    assert!(
+        r.mean_queue_pkts > 2.0 && r.mean_queue_pkts < 20.0,
+        "queue {}",
+        r.mean_queue_pkts
+    );
+    assert!(r.early_drops > 0);
+    assert!(r.utilization > 0.8, "utilisation {}", r.utilization);
+    // The same load through DropTail 1000 fills the buffer.
+    let d = run(&DumbbellConfig {
+        aqm: AqmSpec::DropTail,
+        ..c
+    })
+    .unwrap();
+    assert!(
+        d.mean_queue_pkts > 100.0,
+        "droptail queue {}",
+        d.mean_queue_pkts
+    );
+}
+
+#[test]
+fn bad_parameters_are_errors() {
+    let ok = DumbbellConfig::default();
+    for bad in [
+        DumbbellConfig {
+            reno: 0,
+            vegas: 0,
+            ..ok.clone()
+        },
+        DumbbellConfig {
+            warmup: 70 * SEC,
+            ..ok.clone()
+        },
+        DumbbellConfig {
+            buffer: 0,
+            ..ok.clone()
+        },
+        DumbbellConfig {
+            bottleneck_bw_bps: 0,
+            ..ok.clone()
+        },
+    ] {
+        assert!(run(&bad).is_err());
+    }
+}

@@ -1,0 +1,3 @@
+//! Ready-made simulation scenarios.
+
+pub mod dumbbell;

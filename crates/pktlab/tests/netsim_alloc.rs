@@ -1,0 +1,56 @@
+//! The simulator does not allocate per packet: doubling the simulated time (tens of thousands
+//! more packets) adds only a handful of allocations (buffers reaching their high-water mark).
+
+use pktlab::aqm::{AqmSpec, RedParams};
+use pktlab::netsim::scenarios::dumbbell::{run, DumbbellConfig};
+use pktlab::netsim::SEC;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+struct Counting;
+static ALLOCS: AtomicU64 = AtomicU64::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: forwards to the system allocator with the caller's layout.
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        // SAFETY: `p` was allocated by `System.alloc` with layout `l`.
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: `p` was allocated by `System` with layout `l`.
+        unsafe { System.realloc(p, l, n) }
+    }
+}
+
+#[global_allocator]
+static A: Counting = Counting;
+
+fn allocs_for(secs: u64, aqm: AqmSpec) -> (u64, u64) {
+    let cfg = DumbbellConfig {
+        duration: secs * SEC,
+        warmup: SEC,
+        aqm,
+        ..DumbbellConfig::default()
+    };
+    let before = ALLOCS.load(Ordering::Relaxed);
+    let r = run(&cfg).unwrap();
+    (ALLOCS.load(Ordering::Relaxed) - before, r.events)
+}
+
+#[test]
+fn no_allocation_per_packet() {
+    for aqm in [AqmSpec::DropTail, AqmSpec::Red(RedParams::default())] {
+        let (a1, e1) = allocs_for(8, aqm.clone());
+        let (a2, e2) = allocs_for(16, aqm);
+        assert!(e2 > e1 + 50_000, "{e1} {e2}");
+        assert!(
+            a2 <= a1 + 16,
+            "allocations {a1} → {a2} for {e1} → {e2} events"
+        );
+    }
+}
