@@ -9,7 +9,8 @@ use pktlab::io::synth::{synthetic_table, DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES};
 use pktlab::lpm::shared::{concurrent, Op};
 use pktlab::lpm::{Algo, Lpm, Poptrie, Radix};
 use pktlab::net::{Address, NextHop, Prefix};
-use pktlab::util::Xor128;
+use pktlab::traffic::ZipfTable;
+use pktlab::util::{splitmix64, Xor128};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -68,7 +69,9 @@ pub struct BenchArgs {
     /// generated on the fly, as in the paper's harness), prefixes (a table prefix chosen
     /// uniformly, index = xor128 % routes, with random host bits: exercises long prefixes,
     /// the meaningful IPv6 workload), sequential (consecutive addresses from a random start), repeat (each random
-    /// address 16 times in a row), trace:PATH (destination addresses of a pcap/pcapng, cycled).
+    /// address 16 times in a row), zipf:ALPHA (a Zipf(ALPHA)-popular table prefix
+    /// from a 64K-entry pktlab::traffic table, with random host bits), trace:PATH (destination
+    /// addresses of a pcap/pcapng, cycled).
     #[arg(long, default_value = "random")]
     traffic: String,
     /// Lookups per run (all threads together).
@@ -243,6 +246,9 @@ enum Traffic<A: Address> {
     Trace(Arc<Vec<A>>),
     /// (network address, host mask) of every table prefix, in table order.
     Prefixes(Arc<Vec<(A, A)>>),
+    /// Zipf(α)-popular prefixes (rank r → prefix splitmix64(r) mod len, as
+    /// `pktlab::traffic::DestStream`) with random host bits; the table has 64K entries.
+    Zipf(Arc<Vec<(A, A)>>, Arc<ZipfTable>),
 }
 
 impl<A: Address> Traffic<A> {
@@ -257,6 +263,17 @@ impl<A: Address> Traffic<A> {
             )),
             "sequential" => Traffic::Sequential,
             "repeat" => Traffic::Repeat,
+            _ if s.starts_with("zipf:") => {
+                let alpha: f64 = s[5..]
+                    .parse()
+                    .map_err(|_| anyhow!("--traffic {s:?}: expected zipf:ALPHA, e.g. zipf:0.8"))?;
+                let table = ZipfTable::new(alpha, routes.len().max(1) as u64, 1 << 16)?;
+                let ps = routes
+                    .iter()
+                    .map(|(p, _)| (p.addr(), A::mask(p.len() as u32).not()))
+                    .collect();
+                Traffic::Zipf(Arc::new(ps), Arc::new(table))
+            }
             _ => match s.strip_prefix("trace:") {
                 Some(p) => {
                     let (addrs, rep) = pktlab::io::pcap::destinations::<A>(Path::new(p))?;
@@ -269,7 +286,7 @@ impl<A: Address> Traffic<A> {
                     Traffic::Trace(Arc::new(addrs))
                 }
                 None => bail!(
-                    "--traffic {s:?}: expected random, prefixes, sequential, repeat or trace:PATH"
+                    "--traffic {s:?}: expected random, prefixes, sequential, repeat, zipf:ALPHA or trace:PATH"
                 ),
             },
         })
@@ -282,6 +299,7 @@ impl<A: Address> Traffic<A> {
             Traffic::Repeat => Traffic::Repeat,
             Traffic::Trace(v) => Traffic::Trace(v.clone()),
             Traffic::Prefixes(v) => Traffic::Prefixes(v.clone()),
+            Traffic::Zipf(v, t) => Traffic::Zipf(v.clone(), t.clone()),
         }
     }
 }
@@ -339,6 +357,13 @@ impl<A: Address> GenState<A> {
             }
             Traffic::Prefixes(v) => addrs.iter_mut().for_each(|a| {
                 let (net, host) = v[rng.next() as usize % v.len()];
+                *a = net.or(random_addr::<A>(rng).and(host));
+            }),
+            Traffic::Zipf(v, t) => addrs.iter_mut().for_each(|a| {
+                let x = ((rng.next() as u64) << 32) | rng.next() as u64;
+                let y = ((rng.next() as u64) << 32) | rng.next() as u64;
+                let r = t.sample_with(x, y);
+                let (net, host) = v[(splitmix64(r) % v.len() as u64) as usize];
                 *a = net.or(random_addr::<A>(rng).and(host));
             }),
             Traffic::Trace(v) => addrs.iter_mut().for_each(|a| {

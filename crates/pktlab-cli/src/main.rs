@@ -6,6 +6,8 @@
 
 mod aqm;
 mod cache;
+mod ccn;
+mod gen;
 mod lpm;
 mod size;
 
@@ -33,6 +35,12 @@ enum Cmd {
     /// AQM fairness simulations: TCP Reno/Vegas dumbbell (paper 002) under DropTail/RED.
     #[command(subcommand)]
     Aqm(aqm::AqmCmd),
+    /// Traffic generators: Zipf table sampler, flow traces, CCNx packets (pcap output).
+    #[command(subcommand)]
+    Gen(gen::GenCmd),
+    /// Content-centric networking: content-store and forwarder simulations.
+    #[command(subcommand)]
+    Ccn(ccn::CcnCmd),
 }
 
 fn main() {
@@ -42,6 +50,8 @@ fn main() {
         Cmd::Cache(c) => cache::run(c),
         Cmd::Trace(c) => cache::run_trace(c),
         Cmd::Aqm(c) => aqm::run_cmd(c),
+        Cmd::Gen(c) => gen::run(c),
+        Cmd::Ccn(c) => ccn::run(c),
     };
     match res {
         Ok(code) => std::process::exit(code),

@@ -10,7 +10,10 @@
 //!   assignment schemes and a synthetic full-table generator;
 //! * [`flowcache`] — packet processing cache (Hit Priority Cache, paper 000): policies and
 //!   the PE/CMT timing simulator;
-//! * [`traffic`] — synthetic flow traces calibrated on real flow statistics;
+//! * [`traffic`] — synthetic flow traces calibrated on real flow statistics, and the Zipf
+//!   table sampler of paper 003 with the name/destination/flow streams built on it;
+//! * [`ccn`] — CCNx TLV codec, content stores (LRU/FIFO/LFU/random), PIT, FIB and a forwarder
+//!   (paper 003's Cefore case study);
 //! * [`aqm`] — queueing disciplines behind one trait: DropTail and RED (paper 002's
 //!   baselines);
 //! * [`netsim`] — a packet-level discrete-event simulator (TCP Reno/NewReno/Vegas, UDP CBR,
@@ -22,6 +25,7 @@
 #![warn(missing_docs)]
 
 pub mod aqm;
+pub mod ccn;
 pub mod flowcache;
 pub mod io;
 pub mod lpm;

@@ -12,6 +12,7 @@ pub mod compact;
 pub mod nexthop;
 pub mod packets;
 pub mod pcap;
+pub mod pcap_write;
 pub mod routes;
 pub mod synth;
 
