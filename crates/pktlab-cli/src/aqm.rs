@@ -3,7 +3,7 @@
 use crate::size::parse_size;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand};
-use pktlab::aqm::{AqmSpec, RedParams};
+use pktlab::aqm::{AqmParamSet, AqmSpec, FlowKey, RedParams, SredParams, ZlRedParams};
 use pktlab::netsim::scenarios::dumbbell::{run, DumbbellConfig, DumbbellResult};
 use pktlab::netsim::tcp::{TcpConfig, VegasLoss};
 use pktlab::netsim::{secs, MS};
@@ -16,12 +16,72 @@ use std::time::Instant;
 pub enum AqmCmd {
     /// Simulate Reno/Vegas (and UDP) senders sharing a bottleneck router (paper 002 fig. 4).
     Sim(SimArgs),
+    /// Reproduce a figure of paper 002 as a parallel sweep (writes JSON + CSV).
+    Study(crate::aqm_study::StudyArgs),
+    /// Measure ns per packet (enqueue + dequeue) of each discipline at many active flows.
+    Bench(BenchArgs),
+}
+
+/// Parameters of the zombie-list disciplines (SRED, ZL-RED).
+#[derive(Args, Clone)]
+pub struct ZombieArgs {
+    /// SRED/ZL-RED zombie list size m.
+    #[arg(long, default_value_t = 1000)]
+    pub zombies: usize,
+    /// SRED/ZL-RED p_max.
+    #[arg(long, default_value_t = 0.15)]
+    pub p_max: f64,
+    /// SRED/ZL-RED p_swap.
+    #[arg(long, default_value_t = 0.25)]
+    pub p_swap: f64,
+    /// SRED/ZL-RED hit-frequency weight α (default 1/m).
+    #[arg(long)]
+    pub alpha: Option<f64>,
+    /// SRED/ZL-RED flow id: src-dst (paper 002) or 5-tuple.
+    #[arg(long, default_value = "src-dst")]
+    pub flow_key: String,
+    /// ZL-RED mis-behaving multiplier a (>= 1).
+    #[arg(long, default_value_t = 1.0)]
+    pub zl_a: f64,
+    /// ZL-RED th_min, packets.
+    #[arg(long, default_value_t = 5.0)]
+    pub th_min: f64,
+    /// ZL-RED EWMA weight of P_avg.
+    #[arg(long, default_value_t = 0.001)]
+    pub w_avg: f64,
+}
+
+impl ZombieArgs {
+    /// Fills the SRED/ZL-RED parts of a parameter set.
+    pub fn apply(&self, ps: &mut AqmParamSet) -> Result<()> {
+        let flow_key = match self.flow_key.as_str() {
+            "src-dst" => FlowKey::SrcDst,
+            "5-tuple" | "five-tuple" => FlowKey::FiveTuple,
+            o => bail!("--flow-key must be src-dst or 5-tuple (got '{o}')"),
+        };
+        ps.sred = SredParams {
+            m: self.zombies,
+            p_max: self.p_max,
+            p_swap: self.p_swap,
+            alpha: self.alpha,
+            flow_key,
+        };
+        ps.sred.validate().map_err(|e| anyhow!(e))?;
+        ps.zlred = ZlRedParams {
+            sred: ps.sred.clone(),
+            a: self.zl_a,
+            th_min: self.th_min,
+            w_avg: self.w_avg,
+        };
+        ps.zlred.validate().map_err(|e| anyhow!(e))?;
+        Ok(())
+    }
 }
 
 /// `pktlab aqm sim`
 #[derive(Args)]
 pub struct SimArgs {
-    /// Disciplines at the bottleneck, comma-separated: droptail, red.
+    /// Disciplines at the bottleneck, comma-separated: droptail, red, sred, zlred, ….
     #[arg(long, value_delimiter = ',', default_value = "droptail")]
     aqm: Vec<String>,
     /// TCP Reno senders (Nr).
@@ -120,6 +180,8 @@ pub struct SimArgs {
     /// Sampling interval of --series, ms.
     #[arg(long, default_value_t = 10.0)]
     sample_ms: f64,
+    #[command(flatten)]
+    zombie: ZombieArgs,
     /// Print one JSON object on stdout instead of a table.
     #[arg(long)]
     json: bool,
@@ -192,17 +254,42 @@ fn config(a: &SimArgs, spec: AqmSpec) -> Result<DumbbellConfig> {
         start_spread: secs(non_negative("start-spread", a.start_spread)?).max(1),
         seed: a.seed,
         sample_every,
+        vegas_uses_reno: false,
         drop_once: Vec::new(),
     };
     cfg.validate().map_err(|e| anyhow!(e))?;
     Ok(cfg)
 }
 
-fn config_json(c: &DumbbellConfig) -> Value {
+fn flow_key_name(k: FlowKey) -> &'static str {
+    match k {
+        FlowKey::SrcDst => "src-dst",
+        FlowKey::FiveTuple => "5-tuple",
+    }
+}
+
+pub(crate) fn config_json(c: &DumbbellConfig) -> Value {
     let aqm = match &c.aqm {
         AqmSpec::DropTail => json!({"name": "droptail"}),
         AqmSpec::Red(p) => json!({"name": "red", "min_th": p.min_th, "max_th": p.max_th,
             "max_p": p.max_p, "w_q": p.w_q, "gentle": p.gentle, "wait": p.wait}),
+        AqmSpec::Sred(p) => json!({"name": "sred", "m": p.m, "p_max": p.p_max,
+            "p_swap": p.p_swap, "alpha": p.alpha.unwrap_or(1.0 / p.m as f64),
+            "flow_key": flow_key_name(p.flow_key)}),
+        AqmSpec::Choke(p) => json!({"name": "choke", "min_th": p.min_th, "max_th": p.max_th,
+            "max_p": p.max_p, "w_q": p.w_q}),
+        AqmSpec::Drr(q) => json!({"name": "drr", "quantum_bytes": q, "queues": "exact per flow",
+            "overflow": "drop head of longest queue"}),
+        AqmSpec::FqCodel(p) => json!({"name": "fq_codel", "buckets": p.buckets,
+            "quantum_bytes": p.quantum, "target_ms": p.target as f64 / 1e6,
+            "interval_ms": p.interval as f64 / 1e6}),
+        AqmSpec::ZlRed(z) => {
+            let p = &z.sred;
+            json!({"name": "zlred", "m": p.m, "p_max": p.p_max,
+            "p_swap": p.p_swap, "alpha": p.alpha.unwrap_or(1.0 / p.m as f64),
+            "flow_key": flow_key_name(p.flow_key), "a": z.a, "th_min": z.th_min,
+            "w_avg": z.w_avg})
+        }
     };
     let t = &c.tcp;
     json!({
@@ -241,7 +328,7 @@ fn config_json(c: &DumbbellConfig) -> Value {
     })
 }
 
-fn result_json(c: &DumbbellConfig, r: &DumbbellResult, wall: f64) -> Value {
+pub(crate) fn result_json(c: &DumbbellConfig, r: &DumbbellResult, wall: f64) -> Value {
     let flows: Vec<Value> = r
         .flows
         .iter()
@@ -271,6 +358,7 @@ fn result_json(c: &DumbbellConfig, r: &DumbbellResult, wall: f64) -> Value {
             "mean_queue_delay_ms": r.mean_queue_delay_ms,
             "early_drops": r.early_drops,
             "forced_drops": r.forced_drops,
+            "flow_estimate": r.flow_estimate,
         },
     })
 }
@@ -305,6 +393,8 @@ fn write_series(path: &str, r: &DumbbellResult, aqm: &str, many: bool) -> Result
 pub fn run_cmd(cmd: AqmCmd) -> Result<i32> {
     match cmd {
         AqmCmd::Sim(a) => sim(a),
+        AqmCmd::Study(a) => crate::aqm_study::study(a),
+        AqmCmd::Bench(a) => bench(a),
     }
 }
 
@@ -317,10 +407,15 @@ fn sim(a: SimArgs) -> Result<i32> {
         gentle: !a.red_no_gentle,
         wait: a.red_wait,
     };
+    let mut ps = AqmParamSet {
+        red,
+        ..AqmParamSet::default()
+    };
+    a.zombie.apply(&mut ps)?;
     let specs = a
         .aqm
         .iter()
-        .map(|n| AqmSpec::parse(n, red.clone()).map_err(|e| anyhow!("--aqm: {e}")))
+        .map(|n| AqmSpec::parse_with(n, &ps).map_err(|e| anyhow!("--aqm: {e}")))
         .collect::<Result<Vec<_>>>()?;
     if specs.is_empty() {
         bail!("--aqm: empty list");
@@ -385,6 +480,127 @@ fn sim(a: SimArgs) -> Result<i32> {
                 f("vegas_loss_rate"),
                 f("mean_queue_pkts"),
                 v["wall_s"].as_f64().unwrap_or(f64::NAN)
+            );
+        }
+    }
+    Ok(0)
+}
+
+/// `pktlab aqm bench`
+#[derive(Args)]
+pub struct BenchArgs {
+    /// Disciplines to measure.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "droptail,red,sred,zlred,choke,drr,fq_codel"
+    )]
+    aqm: Vec<String>,
+    /// Numbers of active flows (arrivals pick a flow uniformly at random).
+    #[arg(long, value_delimiter = ',', default_value = "1000,100000")]
+    flows: Vec<u32>,
+    /// Buffer, packets.
+    #[arg(long, default_value_t = 5000)]
+    buffer: usize,
+    /// Arrivals per measurement.
+    #[arg(long, default_value_t = 4_000_000)]
+    packets: usize,
+    /// Repetitions (the median is reported).
+    #[arg(long, default_value_t = 3)]
+    reps: usize,
+    /// Seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[command(flatten)]
+    zombie: ZombieArgs,
+    /// Print one JSON object on stdout instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Per-packet cost of each discipline under 25 % overload: every arrival is one `enqueue`,
+/// and four of every five arrivals are followed by one `dequeue`, so each discipline settles
+/// in its own dropping regime; reported as ns per arrival (enqueue + its share of dequeues).
+pub(crate) fn bench(a: BenchArgs) -> Result<i32> {
+    use pktlab::aqm::{Aqm, Discipline, Drops};
+    use pktlab::netsim::{Packet, PktKind};
+    use pktlab::util::SplitMix64;
+    if a.packets == 0 || a.reps == 0 || a.buffer < 2 {
+        bail!("--packets and --reps must be positive and --buffer at least 2");
+    }
+    let mut ps = AqmParamSet::default();
+    a.zombie.apply(&mut ps)?;
+    let mut rows = Vec::new();
+    for &nf in &a.flows {
+        if nf == 0 {
+            bail!("--flows: need at least 1 flow");
+        }
+        let mut rng = SplitMix64::new(a.seed ^ nf as u64);
+        // Sparse 32-bit flow ids, chosen uniformly among `nf`.
+        let ids: Vec<u32> = (0..nf)
+            .map(|i| pktlab::util::splitmix64(i as u64 ^ a.seed) as u32)
+            .collect();
+        let pkts: Vec<Packet> = (0..a.packets)
+            .map(|i| Packet {
+                flow: ids[(rng.next_u64() % nf as u64) as usize],
+                seq: i as u32,
+                size: 1040,
+                kind: PktKind::Data,
+                enq_at: 0,
+            })
+            .collect();
+        for name in &a.aqm {
+            let spec = AqmSpec::parse_with(name, &ps).map_err(|e| anyhow!("--aqm: {e}"))?;
+            let mut times = Vec::new();
+            let mut drops_total = 0u64;
+            for rep in 0..a.reps {
+                let mut q: Discipline<Packet> = spec
+                    .build(a.buffer, 185_000, a.seed + rep as u64)
+                    .map_err(|e| anyhow!(e))?;
+                let mut d: Drops<Packet> = Drops::default();
+                let t0 = Instant::now();
+                for (i, p) in pkts.iter().enumerate() {
+                    let now = i as u64 * 185_000;
+                    q.enqueue(*p, now, &mut d);
+                    if i % 5 != 4 && q.len_pkts() > 0 {
+                        std::hint::black_box(q.dequeue(now, &mut d));
+                    }
+                    d.clear();
+                }
+                times.push(t0.elapsed().as_secs_f64() * 1e9 / a.packets as f64);
+                let s = q.stats();
+                drops_total = s.early_drops + s.forced_drops;
+            }
+            times.sort_by(|x, y| x.total_cmp(y));
+            let med = times[times.len() / 2];
+            eprintln!(
+                "pktlab: aqm bench {} flows={nf}: {med:.1} ns/packet",
+                spec.name()
+            );
+            rows.push(
+                json!({"aqm": spec.name(), "flows": nf, "ns_per_packet": med,
+                "ns_all_reps": times, "drop_fraction": drops_total as f64 / a.packets as f64}),
+            );
+        }
+    }
+    if a.json {
+        println!(
+            "{}",
+            json!({"bench": "aqm enqueue+dequeue", "buffer": a.buffer, "packets": a.packets,
+                "reps": a.reps, "seed": a.seed, "rows": rows})
+        );
+    } else {
+        println!(
+            "{:<9} {:>8} {:>12} {:>8}",
+            "aqm", "flows", "ns/packet", "drops"
+        );
+        for r in &rows {
+            println!(
+                "{:<9} {:>8} {:>12.1} {:>8.4}",
+                r["aqm"].as_str().unwrap_or(""),
+                r["flows"],
+                r["ns_per_packet"].as_f64().unwrap_or(f64::NAN),
+                r["drop_fraction"].as_f64().unwrap_or(f64::NAN)
             );
         }
     }

@@ -5,6 +5,7 @@
 //! non-zero with a one-line message naming the file and position.
 
 mod aqm;
+mod aqm_study;
 mod cache;
 mod ccn;
 mod gen;
@@ -32,7 +33,7 @@ enum Cmd {
     /// Packet traces: statistics and conversion (pcap, compact, synthetic).
     #[command(subcommand)]
     Trace(cache::TraceCmd),
-    /// AQM fairness simulations: TCP Reno/Vegas dumbbell (paper 002) under DropTail/RED.
+    /// AQM fairness simulations: TCP Reno/Vegas dumbbell (paper 002) under DropTail/RED/SRED/ZL-RED and per-flow schedulers.
     #[command(subcommand)]
     Aqm(aqm::AqmCmd),
     /// Traffic generators: Zipf table sampler, flow traces, CCNx packets (pcap output).

@@ -66,3 +66,71 @@ fn errors_are_one_line_exit_2() {
         assert!(o.stdout.is_empty());
     }
 }
+
+#[test]
+fn every_discipline_runs_and_study_writes_json_and_csv() {
+    let o = pktlab(&[
+        "aqm",
+        "sim",
+        "--reno",
+        "3",
+        "--vegas",
+        "3",
+        "--duration",
+        "3",
+        "--warmup",
+        "1",
+        "--buffer",
+        "200",
+        "--aqm",
+        "sred,zlred,choke,drr,fq_codel",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 5);
+    assert!(runs[0]["summary"]["flow_estimate"].is_number());
+    assert!(runs[1]["config"]["aqm"]["a"].is_number());
+    let dir = std::env::temp_dir().join(format!("pktlab-study-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    let o = pktlab(&[
+        "aqm",
+        "study",
+        "fig7",
+        "--conns",
+        "4",
+        "--a",
+        "1,2",
+        "--seeds",
+        "2",
+        "--duration",
+        "3",
+        "--warmup",
+        "1",
+        "--threads",
+        "2",
+        "--out",
+        d,
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
+    // sred (a ignored) + zlred a = 1, 2.
+    assert_eq!(v["rows"].as_array().unwrap().len(), 3);
+    assert_eq!(v["runs"].as_array().unwrap().len(), 6);
+    assert!(v["rows"][2]["jain"]["mean"].is_number());
+    let csv = std::fs::read_to_string(dir.join("fig7.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 4);
+    assert!(dir.join("fig7.json").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+    // Bad parameters are one-line errors.
+    for args in [
+        &["aqm", "sim", "--aqm", "zlred", "--zl-a", "0.5"][..],
+        &["aqm", "sim", "--aqm", "sred", "--zombies", "0"][..],
+        &["aqm", "study", "fig9"][..],
+    ] {
+        let o = pktlab(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+    }
+}

@@ -8,15 +8,27 @@
 //! losses per flow. Disciplines never allocate per packet once their buffers reached their
 //! high-water mark.
 //!
-//! The disciplines here: [`DropTail`] (tail-drop FIFO) and [`Red`] (Floyd & Jacobson 1993,
-//! with the gentle variant). [`Discipline`] is the enum used for static dispatch by
+//! The disciplines here: [`DropTail`] (tail-drop FIFO), [`Red`] (Floyd & Jacobson 1993,
+//! with the gentle variant), [`Sred`] (Ott, Lakshman & Wong 1999), [`ZlRed`] (paper 002), and
+//! the comparators [`Choke`] (Pan, Prabhakar & Psounis 2000), [`Drr`] (Shreedhar & Varghese
+//! 1995) and [`FqCodel`] (RFC 8290 / RFC 8289). [`Discipline`] is the enum used for static dispatch by
 //! simulators; new disciplines add a variant.
 
+pub mod choke;
 pub mod droptail;
+pub mod drr;
+pub mod fq_codel;
 pub mod red;
+pub mod sred;
+pub mod zlred;
 
+pub use choke::Choke;
 pub use droptail::DropTail;
+pub use drr::Drr;
+pub use fq_codel::{FqCodel, FqCodelParams};
 pub use red::{Red, RedParams};
+pub use sred::{FlowKey, Sred, SredParams};
+pub use zlred::{ZlRed, ZlRedParams};
 
 /// Time in integer nanoseconds (the same unit as `netsim`).
 pub type Nanos = u64;
@@ -27,6 +39,12 @@ pub trait AqmPacket: Copy {
     fn flow(&self) -> u32;
     /// Size on the wire in bytes.
     fn bytes(&self) -> u32;
+    /// The (source, destination) address pair as one 64-bit id (paper 002's flow id for
+    /// SRED/ZL-RED); defaults to [`AqmPacket::flow`] (one host pair per flow).
+    #[inline]
+    fn src_dst(&self) -> u64 {
+        self.flow() as u64
+    }
 }
 
 /// Why a packet was dropped.
@@ -107,6 +125,11 @@ pub trait Aqm<P: AqmPacket> {
     fn avg_estimate(&self) -> f64 {
         self.len_pkts() as f64
     }
+    /// The discipline's estimate of the number of active flows (SRED/ZL-RED: 1/P(t)), if it
+    /// has one.
+    fn flow_estimate(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// Which discipline to build, with its parameters (parsed from the CLI's `--aqm` list).
@@ -116,26 +139,91 @@ pub enum AqmSpec {
     DropTail,
     /// RED with the given parameters (its hard limit is the buffer).
     Red(RedParams),
+    /// SRED with the given parameters.
+    Sred(SredParams),
+    /// ZL-RED with the given parameters.
+    ZlRed(ZlRedParams),
+    /// CHOKe with RED's thresholds.
+    Choke(RedParams),
+    /// DRR with this quantum (bytes).
+    Drr(u32),
+    /// FQ-CoDel.
+    FqCodel(FqCodelParams),
+}
+
+/// Parameters for every discipline, from which [`AqmSpec::parse_with`] picks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AqmParamSet {
+    /// RED.
+    pub red: RedParams,
+    /// SRED.
+    pub sred: SredParams,
+    /// ZL-RED (its `sred` part is used as is).
+    pub zlred: ZlRedParams,
+    /// CHOKe's RED thresholds.
+    pub choke: RedParams,
+    /// DRR quantum, bytes (0 is an error; [`AqmParamSet::default`] uses 1514).
+    pub drr_quantum: u32,
+    /// FQ-CoDel.
+    pub fq_codel: FqCodelParams,
+}
+
+impl Default for AqmParamSet {
+    fn default() -> Self {
+        AqmParamSet {
+            red: RedParams::default(),
+            sred: SredParams::default(),
+            zlred: ZlRedParams::default(),
+            choke: RedParams::default(),
+            drr_quantum: 1514,
+            fq_codel: FqCodelParams::default(),
+        }
+    }
 }
 
 impl AqmSpec {
     /// Parses a discipline name (`droptail`, `red`), with RED taking `red` as default
     /// parameters.
     pub fn parse(name: &str, red: RedParams) -> Result<Self, String> {
+        Self::parse_with(
+            name,
+            &AqmParamSet {
+                red,
+                ..AqmParamSet::default()
+            },
+        )
+    }
+
+    /// Parses a discipline name, taking its parameters from `ps`.
+    pub fn parse_with(name: &str, ps: &AqmParamSet) -> Result<Self, String> {
         match name.trim().to_ascii_lowercase().as_str() {
             "droptail" | "fifo" => Ok(AqmSpec::DropTail),
-            "red" => Ok(AqmSpec::Red(red)),
+            "red" => Ok(AqmSpec::Red(ps.red.clone())),
+            "sred" => Ok(AqmSpec::Sred(ps.sred.clone())),
+            "zlred" | "zl-red" => Ok(AqmSpec::ZlRed(ps.zlred.clone())),
+            "choke" => Ok(AqmSpec::Choke(ps.choke.clone())),
+            "drr" => Ok(AqmSpec::Drr(ps.drr_quantum)),
+            "fq_codel" | "fq-codel" | "fqcodel" => Ok(AqmSpec::FqCodel(ps.fq_codel.clone())),
             other => Err(format!(
-                "unknown AQM discipline '{other}' (known: droptail, red)"
+                "unknown AQM discipline '{other}' (known: {})",
+                Self::KNOWN
             )),
         }
     }
+
+    /// The names [`AqmSpec::parse_with`] accepts.
+    pub const KNOWN: &'static str = "droptail, red, sred, zlred, choke, drr, fq_codel";
 
     /// Short name.
     pub fn name(&self) -> &'static str {
         match self {
             AqmSpec::DropTail => "droptail",
             AqmSpec::Red(_) => "red",
+            AqmSpec::Sred(_) => "sred",
+            AqmSpec::ZlRed(_) => "zlred",
+            AqmSpec::Choke(_) => "choke",
+            AqmSpec::Drr(_) => "drr",
+            AqmSpec::FqCodel(_) => "fq_codel",
         }
     }
 
@@ -150,6 +238,11 @@ impl AqmSpec {
         Ok(match self {
             AqmSpec::DropTail => Discipline::DropTail(DropTail::new(buffer)?),
             AqmSpec::Red(p) => Discipline::Red(Red::new(p.clone(), buffer, pkt_time, seed)?),
+            AqmSpec::Sred(p) => Discipline::Sred(Sred::new(p.clone(), buffer, seed)?),
+            AqmSpec::ZlRed(p) => Discipline::ZlRed(ZlRed::new(p.clone(), buffer, seed)?),
+            AqmSpec::Choke(p) => Discipline::Choke(Choke::new(p.clone(), buffer, pkt_time, seed)?),
+            AqmSpec::Drr(q) => Discipline::Drr(Drr::new(buffer, *q)?),
+            AqmSpec::FqCodel(p) => Discipline::FqCodel(FqCodel::new(p.clone(), buffer, seed)?),
         })
     }
 }
@@ -161,6 +254,16 @@ pub enum Discipline<P> {
     DropTail(DropTail<P>),
     /// See [`Red`].
     Red(Red<P>),
+    /// See [`Sred`].
+    Sred(Sred<P>),
+    /// See [`ZlRed`].
+    ZlRed(ZlRed<P>),
+    /// See [`Choke`].
+    Choke(Choke<P>),
+    /// See [`Drr`].
+    Drr(Drr<P>),
+    /// See [`FqCodel`].
+    FqCodel(FqCodel<P>),
 }
 
 macro_rules! dispatch {
@@ -168,6 +271,11 @@ macro_rules! dispatch {
         match $s {
             Discipline::DropTail($q) => $e,
             Discipline::Red($q) => $e,
+            Discipline::Sred($q) => $e,
+            Discipline::ZlRed($q) => $e,
+            Discipline::Choke($q) => $e,
+            Discipline::Drr($q) => $e,
+            Discipline::FqCodel($q) => $e,
         }
     };
 }
@@ -197,5 +305,8 @@ impl<P: AqmPacket> Aqm<P> for Discipline<P> {
     }
     fn avg_estimate(&self) -> f64 {
         dispatch!(self, q => q.avg_estimate())
+    }
+    fn flow_estimate(&self) -> Option<f64> {
+        dispatch!(self, q => q.flow_estimate())
     }
 }

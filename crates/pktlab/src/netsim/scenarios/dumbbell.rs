@@ -77,6 +77,9 @@ pub struct DumbbellConfig {
     pub seed: u64,
     /// Record queue and cwnd every this many ns (None: no time series).
     pub sample_every: Option<Time>,
+    /// Paper 002 fig. 8: the second sender group (SV hosts, delay `vegas_delay`) runs TCP
+    /// Reno instead of Vegas (results still report it as the "vegas" group).
+    pub vegas_uses_reno: bool,
     /// Test hook: (flow, segment) pairs dropped at the router the first time they arrive.
     pub drop_once: Vec<(u32, u32)>,
 }
@@ -102,6 +105,7 @@ impl Default for DumbbellConfig {
             start_spread: SEC,
             seed: 1,
             sample_every: None,
+            vegas_uses_reno: false,
             drop_once: Vec::new(),
         }
     }
@@ -224,6 +228,10 @@ pub struct DumbbellResult {
     pub early_drops: u64,
     /// Forced (buffer-full) drops at the bottleneck in the window.
     pub forced_drops: u64,
+    /// The discipline's flow-count estimate over the measurement window (SRED/ZL-RED:
+    /// 1/mean(P(t)), P averaged over bottleneck arrivals — the mean of 1/P itself is dominated
+    /// by rare near-zero P); `None` for disciplines without one.
+    pub flow_estimate: Option<f64>,
     /// Optional time series.
     pub series: Option<Series>,
 }
@@ -277,7 +285,7 @@ pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, String> {
         let kind = cfg.kind_of(i);
         let (agent, delay) = match kind {
             FlowKind::Reno | FlowKind::Vegas => {
-                let k = if kind == FlowKind::Reno {
+                let k = if kind == FlowKind::Reno || cfg.vegas_uses_reno {
                     TcpKind::Reno
                 } else {
                     TcpKind::Vegas
@@ -331,6 +339,7 @@ pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, String> {
     let (mut delay_sum, mut delay_n) = (0u128, 0u64);
     let (mut tx_bytes, mut early, mut forced) = (0u64, 0u64, 0u64);
     let ack_size = cfg.tcp.ack_size;
+    let (mut est_sum, mut est_n) = (0.0f64, 0u64);
 
     macro_rules! send_out {
         ($f:expr, $now:expr) => {{
@@ -400,6 +409,12 @@ pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, String> {
                     }
                 }
                 let tx = bneck.arrive(p, now, &mut drops);
+                if measuring {
+                    if let Some(e) = bneck.queue.flow_estimate() {
+                        est_sum += if e > 0.0 { 1.0 / e } else { 0.0 };
+                        est_n += 1;
+                    }
+                }
                 for &(d, kind) in &drops.pkts {
                     if measuring {
                         flows[d.flow as usize].drops += 1;
@@ -602,6 +617,7 @@ pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, String> {
         early_drops: early,
         forced_drops: forced,
         flows: res_flows,
+        flow_estimate: (est_n > 0 && est_sum > 0.0).then(|| est_n as f64 / est_sum),
         series,
     })
 }

@@ -1,0 +1,448 @@
+//! SRED — Stabilized RED (Ott, Lakshman & Wong, "SRED: Stabilized RED", IEEE INFOCOM 1999,
+//! §II–III), in the simplified form restated by paper 002 (Kurata, Hasegawa & Murata), §2,
+//! eqs. (1)–(3).
+//!
+//! The router keeps a **zombie list** of `m` entries (flow id, count, timestamp). On every
+//! arrival: while the list has room the arrival becomes a new zombie (count 0, no comparison);
+//! otherwise one zombie is picked uniformly at random — same flow id → *hit*, count += 1;
+//! different → with probability `p_swap` the zombie is overwritten by the arrival (count 0).
+//! The hit frequency `P(t) ← (1−α)·P(t) + α·Hit(t)` (α = 1/m by default, updated on every
+//! comparison) estimates 1/(number of active flows). The drop probability is
+//!
+//! * (1) `p1 = 0` if `q < B/6`, `p_max/4` if `B/6 ≤ q < B/3`, `p_max` if `q ≥ B/3`
+//!   (`q` = instantaneous queue at the arrival, `B` = buffer);
+//! * (2) `p2 = p1 · min(1, 1/(256·P)²)` (P = 0 is read as "min(…) = 1");
+//! * (3) `p3 = p2 · (1 + Hit/P)` (the `Hit/P` term is 0 when P = 0), clamped at 1.
+//!
+//! The zombie list is updated before the drop decision, so `Hit` and `P` include the arrival.
+//! A full buffer drops the arrival (forced). Flow ids are either the (source, destination) pair
+//! of paper 002 ([`FlowKey::SrcDst`], [`AqmPacket::src_dst`]) or the 5-tuple
+//! ([`FlowKey::FiveTuple`], [`AqmPacket::flow`]).
+
+use super::{Aqm, AqmPacket, AqmStats, DropKind, Drops, Nanos};
+use crate::util::SplitMix64;
+use std::collections::VecDeque;
+
+/// Which packet fields form the flow id of the zombie list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlowKey {
+    /// Source and destination addresses (paper 002, §5.2.3: a 64-bit id).
+    SrcDst,
+    /// The 5-tuple (the packet's [`AqmPacket::flow`]).
+    FiveTuple,
+}
+
+impl FlowKey {
+    /// The id of `p` under this key.
+    #[inline]
+    pub fn of<P: AqmPacket>(self, p: &P) -> u64 {
+        match self {
+            FlowKey::SrcDst => p.src_dst(),
+            FlowKey::FiveTuple => p.flow() as u64,
+        }
+    }
+}
+
+/// SRED parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SredParams {
+    /// Zombie list size m (paper 002: 1000; also 10, 100, 10000).
+    pub m: usize,
+    /// Maximum drop probability p_max (paper 002: 0.15).
+    pub p_max: f64,
+    /// Probability of overwriting a non-matching zombie (paper 002: 0.25).
+    pub p_swap: f64,
+    /// Weight α of the hit-frequency average; `None` = 1/m (the SRED paper's choice).
+    pub alpha: Option<f64>,
+    /// Flow id used in the zombie list.
+    pub flow_key: FlowKey,
+}
+
+impl Default for SredParams {
+    /// Paper 002's values: m = 1000, p_max = 0.15, p_swap = 0.25, α = 1/m, (src, dst) ids.
+    fn default() -> Self {
+        SredParams {
+            m: 1000,
+            p_max: 0.15,
+            p_swap: 0.25,
+            alpha: None,
+            flow_key: FlowKey::SrcDst,
+        }
+    }
+}
+
+impl SredParams {
+    /// Checks the parameters (one-line error).
+    pub fn validate(&self) -> Result<(), String> {
+        if self.m == 0 || self.m > 1 << 26 {
+            return Err(format!(
+                "sred: zombie list size m must be in 1..=2^26 (got {})",
+                self.m
+            ));
+        }
+        if !(self.p_max > 0.0 && self.p_max <= 1.0) {
+            return Err(format!(
+                "sred: p_max must be in (0, 1] (got {})",
+                self.p_max
+            ));
+        }
+        if !(self.p_swap > 0.0 && self.p_swap <= 1.0) {
+            return Err(format!(
+                "sred: p_swap must be in (0, 1] (got {})",
+                self.p_swap
+            ));
+        }
+        if let Some(a) = self.alpha {
+            if !(a > 0.0 && a <= 1.0) {
+                return Err(format!("sred: alpha must be in (0, 1] (got {a})"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One zombie: a recently seen flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Zombie {
+    /// Flow id.
+    pub id: u64,
+    /// Hits since the zombie was (re)written.
+    pub count: u64,
+    /// Time of the last write or hit.
+    pub stamp: Nanos,
+}
+
+/// What an arrival did to the zombie list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ZombieEvent {
+    /// The list had room: a new zombie (count 0) was appended at `slot`.
+    Added {
+        /// Index of the new zombie.
+        slot: usize,
+    },
+    /// The random zombie at `slot` had the arrival's flow id: its count grew by one.
+    Hit {
+        /// Index of the zombie.
+        slot: usize,
+    },
+    /// No hit; the zombie at `slot` (flow `old_id`, count `old_count`) was overwritten.
+    Swapped {
+        /// Index of the zombie.
+        slot: usize,
+        /// The overwritten zombie's flow id.
+        old_id: u64,
+        /// The overwritten zombie's count.
+        old_count: u64,
+    },
+    /// No hit and no swap.
+    Miss,
+}
+
+/// SRED's zombie list with its hit-frequency estimator P(t).
+#[derive(Clone, Debug)]
+pub struct ZombieList {
+    z: Vec<Zombie>,
+    m: usize,
+    p_swap: f64,
+    alpha: f64,
+    p: f64,
+    rng: SplitMix64,
+}
+
+impl ZombieList {
+    /// An empty list of capacity `m` (parameters as in [`SredParams`]).
+    pub fn new(m: usize, p_swap: f64, alpha: f64, seed: u64) -> Self {
+        ZombieList {
+            z: Vec::with_capacity(m),
+            m,
+            p_swap,
+            alpha,
+            p: 0.0,
+            rng: SplitMix64::new(seed),
+        }
+    }
+
+    /// Processes an arrival of flow `id` at `now`.
+    #[inline]
+    pub fn arrive(&mut self, id: u64, now: Nanos) -> ZombieEvent {
+        if self.z.len() < self.m {
+            self.z.push(Zombie {
+                id,
+                count: 0,
+                stamp: now,
+            });
+            return ZombieEvent::Added {
+                slot: self.z.len() - 1,
+            };
+        }
+        let slot = ((self.rng.next_u64() as u128 * self.m as u128) >> 64) as usize;
+        let zb = &mut self.z[slot];
+        if zb.id == id {
+            zb.count += 1;
+            zb.stamp = now;
+            self.p = (1.0 - self.alpha) * self.p + self.alpha;
+            ZombieEvent::Hit { slot }
+        } else {
+            self.p *= 1.0 - self.alpha;
+            if self.rng.next_f64() < self.p_swap {
+                let (old_id, old_count) = (zb.id, zb.count);
+                *zb = Zombie {
+                    id,
+                    count: 0,
+                    stamp: now,
+                };
+                ZombieEvent::Swapped {
+                    slot,
+                    old_id,
+                    old_count,
+                }
+            } else {
+                ZombieEvent::Miss
+            }
+        }
+    }
+
+    /// The hit frequency P(t).
+    pub fn p(&self) -> f64 {
+        self.p
+    }
+
+    /// The zombies (at most m).
+    pub fn zombies(&self) -> &[Zombie] {
+        &self.z
+    }
+
+    /// 1/P(t), the estimated number of active flows (0 while P = 0).
+    pub fn flow_estimate(&self) -> f64 {
+        if self.p > 0.0 {
+            1.0 / self.p
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Eq. (1) (`th` = B/6 for SRED, th_min for ZL-RED's eq. (7)).
+#[inline]
+pub(crate) fn p1(q: usize, th: f64, buffer: usize, p_max: f64) -> f64 {
+    let q = q as f64;
+    if q < th {
+        0.0
+    } else if q < buffer as f64 / 3.0 {
+        p_max / 4.0
+    } else {
+        p_max
+    }
+}
+
+/// Eqs. (2) and (3), unclamped.
+#[inline]
+pub(crate) fn p3(p1: f64, p: f64, hit: bool) -> f64 {
+    if p1 == 0.0 {
+        return 0.0;
+    }
+    let p2 = if p > 0.0 {
+        let x = 256.0 * p;
+        p1 * (1.0 / (x * x)).min(1.0)
+    } else {
+        p1
+    };
+    if hit && p > 0.0 {
+        p2 * (1.0 + 1.0 / p)
+    } else {
+        p2
+    }
+}
+
+/// An SRED queue.
+#[derive(Debug)]
+pub struct Sred<P> {
+    params: SredParams,
+    zl: ZombieList,
+    q: VecDeque<P>,
+    limit: usize,
+    bytes: u64,
+    rng: SplitMix64,
+    stats: AqmStats,
+    last_p: f64,
+}
+
+impl<P: AqmPacket> Sred<P> {
+    /// An SRED queue with buffer B = `limit` packets.
+    pub fn new(params: SredParams, limit: usize, seed: u64) -> Result<Self, String> {
+        params.validate()?;
+        if limit == 0 {
+            return Err("sred: buffer must be at least 1 packet".into());
+        }
+        let alpha = params.alpha.unwrap_or(1.0 / params.m as f64);
+        Ok(Sred {
+            zl: ZombieList::new(params.m, params.p_swap, alpha, seed ^ 0x5A4F_4D42),
+            params,
+            q: VecDeque::with_capacity(limit.min(1 << 16)),
+            limit,
+            bytes: 0,
+            rng: SplitMix64::new(seed ^ 0x5352_4544),
+            stats: AqmStats::default(),
+            last_p: 0.0,
+        })
+    }
+
+    /// The zombie list.
+    pub fn zombies(&self) -> &ZombieList {
+        &self.zl
+    }
+
+    /// The drop probability applied to the last arrival (p3, clamped).
+    pub fn last_p(&self) -> f64 {
+        self.last_p
+    }
+}
+
+impl<P: AqmPacket> Aqm<P> for Sred<P> {
+    #[inline]
+    fn enqueue(&mut self, pkt: P, now: Nanos, drops: &mut Drops<P>) {
+        self.stats.arrivals += 1;
+        let ev = self.zl.arrive(self.params.flow_key.of(&pkt), now);
+        let hit = matches!(ev, ZombieEvent::Hit { .. });
+        let b = self.limit;
+        let p = p3(
+            p1(self.q.len(), b as f64 / 6.0, b, self.params.p_max),
+            self.zl.p(),
+            hit,
+        )
+        .min(1.0);
+        self.last_p = p;
+        if self.q.len() >= self.limit {
+            self.stats.forced_drops += 1;
+            drops.push(pkt, DropKind::Forced);
+        } else if p > 0.0 && self.rng.next_f64() < p {
+            self.stats.early_drops += 1;
+            drops.push(pkt, DropKind::Early);
+        } else {
+            self.bytes += pkt.bytes() as u64;
+            self.q.push_back(pkt);
+        }
+    }
+    #[inline]
+    fn dequeue(&mut self, _now: Nanos, _drops: &mut Drops<P>) -> Option<P> {
+        let p = self.q.pop_front()?;
+        self.bytes -= p.bytes() as u64;
+        self.stats.departures += 1;
+        Some(p)
+    }
+    fn len_pkts(&self) -> usize {
+        self.q.len()
+    }
+    fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+    fn stats(&self) -> AqmStats {
+        self.stats
+    }
+    fn name(&self) -> &'static str {
+        "sred"
+    }
+    fn flow_estimate(&self) -> Option<f64> {
+        Some(self.zl.flow_estimate())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct Pk(u32);
+    impl AqmPacket for Pk {
+        fn flow(&self) -> u32 {
+            self.0
+        }
+        fn bytes(&self) -> u32 {
+            1000
+        }
+    }
+
+    #[test]
+    fn probabilities_follow_eqs_1_to_3() {
+        // (1): thresholds B/6 and B/3.
+        assert_eq!(p1(99, 100.0, 600, 0.15), 0.0);
+        assert_eq!(p1(100, 100.0, 600, 0.15), 0.15 / 4.0);
+        assert_eq!(p1(200, 100.0, 600, 0.15), 0.15);
+        // (2): P = 1/512 → (256 P)² = 1/4 → min(1, 4) = 1; P = 1/128 → 1/4.
+        assert_eq!(p3(0.15, 1.0 / 512.0, false), 0.15);
+        assert!((p3(0.15, 1.0 / 128.0, false) - 0.15 / 4.0).abs() < 1e-12);
+        // (3): a hit multiplies by 1 + 1/P.
+        assert!((p3(0.15, 1.0 / 128.0, true) - 0.15 / 4.0 * 129.0).abs() < 1e-9);
+        // P = 0 handled: no division by zero.
+        assert_eq!(p3(0.15, 0.0, false), 0.15);
+        assert_eq!(p3(0.15, 0.0, true), 0.15);
+        assert_eq!(p3(0.0, 0.5, true), 0.0);
+    }
+
+    #[test]
+    fn hit_frequency_estimates_flow_count() {
+        for n in [10u64, 50] {
+            let mut zl = ZombieList::new(1000, 0.25, 1.0 / 1000.0, 7);
+            let mut x = SplitMix64::new(n);
+            for t in 0..400_000u64 {
+                zl.arrive(x.next_u64() % n, t);
+            }
+            let est = zl.flow_estimate();
+            assert!(
+                (est - n as f64).abs() < 0.25 * n as f64,
+                "n = {n}, estimate {est}"
+            );
+        }
+    }
+
+    #[test]
+    fn zombie_list_fills_then_compares() {
+        let mut zl = ZombieList::new(3, 1.0, 0.5, 1);
+        assert_eq!(zl.arrive(1, 0), ZombieEvent::Added { slot: 0 });
+        assert_eq!(zl.arrive(1, 0), ZombieEvent::Added { slot: 1 });
+        assert_eq!(zl.arrive(2, 0), ZombieEvent::Added { slot: 2 });
+        assert_eq!(zl.p(), 0.0);
+        // p_swap = 1: every miss swaps.
+        for _ in 0..100 {
+            match zl.arrive(9, 1) {
+                ZombieEvent::Hit { .. } | ZombieEvent::Swapped { .. } => {}
+                e => panic!("unexpected {e:?}"),
+            }
+        }
+        assert!(zl.zombies().iter().all(|z| z.id == 9));
+        assert!(zl.p() > 0.9);
+    }
+
+    #[test]
+    fn queue_drops_and_rejects_bad_params() {
+        let mut q = Sred::new(SredParams::default(), 12, 3).unwrap();
+        let mut d = Drops::default();
+        for i in 0..100 {
+            q.enqueue(Pk(i % 4), 0, &mut d);
+        }
+        assert!(q.len_pkts() <= 12);
+        assert_eq!(d.pkts.len() + q.len_pkts(), 100);
+        assert!(q.stats().forced_drops > 0);
+        for bad in [
+            SredParams {
+                m: 0,
+                ..SredParams::default()
+            },
+            SredParams {
+                p_max: 1.5,
+                ..SredParams::default()
+            },
+            SredParams {
+                p_swap: 0.0,
+                ..SredParams::default()
+            },
+            SredParams {
+                alpha: Some(f64::NAN),
+                ..SredParams::default()
+            },
+        ] {
+            assert!(Sred::<Pk>::new(bad, 10, 1).is_err());
+        }
+        assert!(Sred::<Pk>::new(SredParams::default(), 0, 1).is_err());
+    }
+}

@@ -1,0 +1,486 @@
+//! ZL-RED — Zombie Listed RED (Kurata, Hasegawa & Murata, paper 002, §3 eqs. (4)–(7), and
+//! §5.2.3 for the O(1) occurrence table).
+//!
+//! ZL-RED keeps SRED's zombie list ([`super::sred`]) and, per arrival:
+//! * **Total Occurrence** `T = Σ_zombies (count+1)`, kept incrementally (+1 on an append or a
+//!   hit; `+1 − (old_count+1)` on a swap; unchanged on a miss);
+//! * **Occurrence** `F = Σ_{zombies of the arrival's flow} (count+1)`, read from a table of
+//!   `2m` slots with closed hashing (open addressing, linear re-probing, backward-shift
+//!   deletion) keyed on the flow id: a hit or an append updates one slot, a swap two (§5.2.3);
+//! * eq. (7): `p1'` as SRED's eq. (1) but with a constant `th_min` instead of `B/6`;
+//!   eqs. (2)–(3) give `p3`;
+//! * eq. (4): the flow is mis-behaving if `F > T·P(t)`;
+//! * eq. (5): `p4 = p3 · F/(T·P)`, times `a ≥ 1` if mis-behaving (P = 0: `p4 = p3`);
+//! * eq. (6): `p5 = p4 · p3 / P_avg`, with `P_avg` the running average of `p4` over arrivals
+//!   where `p3 > 0` (an EWMA of weight `w_avg`), so the average drop rate stays SRED's
+//!   (`P_avg = 0`: `p5 = p4`); `p5` is clamped at 1.
+//!
+//! Interpretation choices (the paper does not fix them): `F` and `T` are read after the
+//! arrival updated the zombie list (so they count it), and `P_avg` averages `p4` (not `p5`),
+//! which is the reading under which eq. (6) preserves SRED's mean drop probability.
+
+use super::sred::{p1, p3, FlowKey, SredParams, ZombieEvent, ZombieList};
+use super::{Aqm, AqmPacket, AqmStats, DropKind, Drops, Nanos};
+use crate::util::{splitmix64, SplitMix64};
+use std::collections::VecDeque;
+
+/// ZL-RED parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ZlRedParams {
+    /// The SRED part (m, p_max, p_swap, α, flow key).
+    pub sred: SredParams,
+    /// Mis-behaving multiplier a ≥ 1 (eq. 5).
+    pub a: f64,
+    /// Constant threshold th_min of eq. (7), packets (paper 002: 5).
+    pub th_min: f64,
+    /// EWMA weight of P_avg (eq. 6).
+    pub w_avg: f64,
+}
+
+impl Default for ZlRedParams {
+    /// Paper 002: SRED defaults, a = 1, th_min = 5; w_avg = 0.001.
+    fn default() -> Self {
+        ZlRedParams {
+            sred: SredParams::default(),
+            a: 1.0,
+            th_min: 5.0,
+            w_avg: 0.001,
+        }
+    }
+}
+
+impl ZlRedParams {
+    /// Checks the parameters (one-line error).
+    pub fn validate(&self) -> Result<(), String> {
+        self.sred.validate().map_err(|e| format!("zl{e}"))?;
+        if !(self.a >= 1.0 && self.a.is_finite()) {
+            return Err(format!("zlred: a must be >= 1 (got {})", self.a));
+        }
+        if !(self.th_min >= 0.0 && self.th_min.is_finite()) {
+            return Err(format!("zlred: th_min must be >= 0 (got {})", self.th_min));
+        }
+        if !(self.w_avg > 0.0 && self.w_avg <= 1.0) {
+            return Err(format!(
+                "zlred: w_avg must be in (0, 1] (got {})",
+                self.w_avg
+            ));
+        }
+        Ok(())
+    }
+}
+
+const EMPTY: u64 = u64::MAX;
+
+/// The per-flow Occurrence table of §5.2.3: `2m` slots (rounded up to a power of two),
+/// closed hashing on the flow id. At most `m` distinct flows are live, so the load factor
+/// stays ≤ 1/2 and probes are short.
+#[derive(Clone, Debug)]
+pub struct OccurrenceTable {
+    keys: Vec<u64>,
+    occ: Vec<u64>,
+    mask: usize,
+}
+
+impl OccurrenceTable {
+    /// A table for a zombie list of `m` entries.
+    pub fn new(m: usize) -> Self {
+        let n = (2 * m).next_power_of_two().max(2);
+        OccurrenceTable {
+            keys: vec![EMPTY; n],
+            occ: vec![0; n],
+            mask: n - 1,
+        }
+    }
+
+    #[inline]
+    fn home(&self, id: u64) -> usize {
+        splitmix64(id) as usize & self.mask
+    }
+
+    /// Slot of `id`, or the empty slot where it would go.
+    #[inline]
+    fn find(&self, id: u64) -> (usize, bool) {
+        let mut i = self.home(id);
+        loop {
+            let k = self.keys[i];
+            if k == id {
+                return (i, true);
+            }
+            if k == EMPTY {
+                return (i, false);
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
+
+    /// Occurrence of `id` (0 if absent).
+    #[inline]
+    pub fn get(&self, id: u64) -> u64 {
+        match self.find(id) {
+            (i, true) => self.occ[i],
+            _ => 0,
+        }
+    }
+
+    /// Adds `d` to the occurrence of `id`.
+    #[inline]
+    pub fn add(&mut self, id: u64, d: u64) {
+        let (i, found) = self.find(id);
+        if !found {
+            self.keys[i] = id;
+            self.occ[i] = 0;
+        }
+        self.occ[i] += d;
+    }
+
+    /// Subtracts `d` (≤ the current value) from the occurrence of `id`, deleting the entry
+    /// at zero (backward-shift deletion keeps probe chains intact without tombstones).
+    #[inline]
+    pub fn sub(&mut self, id: u64, d: u64) {
+        let (mut i, found) = self.find(id);
+        if !found {
+            return;
+        }
+        self.occ[i] = self.occ[i].saturating_sub(d);
+        if self.occ[i] > 0 {
+            return;
+        }
+        // Knuth's algorithm R for linear probing.
+        self.keys[i] = EMPTY;
+        let mut j = i;
+        loop {
+            j = (j + 1) & self.mask;
+            let k = self.keys[j];
+            if k == EMPTY {
+                return;
+            }
+            let h = self.home(k);
+            // Move k back to i unless its home lies cyclically in (i, j].
+            let stays = if i <= j {
+                i < h && h <= j
+            } else {
+                i < h || h <= j
+            };
+            if !stays {
+                self.keys[i] = k;
+                self.occ[i] = self.occ[j];
+                self.keys[j] = EMPTY;
+                i = j;
+            }
+        }
+    }
+
+    /// Number of live flows.
+    pub fn len(&self) -> usize {
+        self.keys.iter().filter(|&&k| k != EMPTY).count()
+    }
+
+    /// True if no flow is present.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A ZL-RED queue.
+#[derive(Debug)]
+pub struct ZlRed<P> {
+    params: ZlRedParams,
+    key: FlowKey,
+    zl: ZombieList,
+    table: OccurrenceTable,
+    total: u64,
+    p_avg: f64,
+    q: VecDeque<P>,
+    limit: usize,
+    bytes: u64,
+    rng: SplitMix64,
+    stats: AqmStats,
+    last_p: f64,
+    last_misbehaving: bool,
+}
+
+impl<P: AqmPacket> ZlRed<P> {
+    /// A ZL-RED queue with buffer B = `limit` packets.
+    pub fn new(params: ZlRedParams, limit: usize, seed: u64) -> Result<Self, String> {
+        params.validate()?;
+        if limit == 0 {
+            return Err("zlred: buffer must be at least 1 packet".into());
+        }
+        let s = &params.sred;
+        let alpha = s.alpha.unwrap_or(1.0 / s.m as f64);
+        Ok(ZlRed {
+            key: s.flow_key,
+            zl: ZombieList::new(s.m, s.p_swap, alpha, seed ^ 0x5A4F_4D42),
+            table: OccurrenceTable::new(s.m),
+            total: 0,
+            p_avg: 0.0,
+            q: VecDeque::with_capacity(limit.min(1 << 16)),
+            limit,
+            bytes: 0,
+            rng: SplitMix64::new(seed ^ 0x5A4C_5245),
+            stats: AqmStats::default(),
+            last_p: 0.0,
+            last_misbehaving: false,
+            params,
+        })
+    }
+
+    /// Total Occurrence T.
+    pub fn total_occurrence(&self) -> u64 {
+        self.total
+    }
+
+    /// Occurrence F of flow `id`.
+    pub fn occurrence(&self, id: u64) -> u64 {
+        self.table.get(id)
+    }
+
+    /// The zombie list.
+    pub fn zombies(&self) -> &ZombieList {
+        &self.zl
+    }
+
+    /// p5 applied to the last arrival.
+    pub fn last_p(&self) -> f64 {
+        self.last_p
+    }
+
+    /// Whether the last arrival's flow was judged mis-behaving (eq. 4).
+    pub fn last_misbehaving(&self) -> bool {
+        self.last_misbehaving
+    }
+
+    /// Updates the zombie list, T and the occurrence table for an arrival of `id`; returns
+    /// whether it was a hit.
+    #[inline]
+    fn observe(&mut self, id: u64, now: Nanos) -> bool {
+        match self.zl.arrive(id, now) {
+            ZombieEvent::Added { .. } => {
+                self.total += 1;
+                self.table.add(id, 1);
+                false
+            }
+            ZombieEvent::Hit { .. } => {
+                self.total += 1;
+                self.table.add(id, 1);
+                true
+            }
+            ZombieEvent::Swapped {
+                old_id, old_count, ..
+            } => {
+                self.total = self.total + 1 - (old_count + 1);
+                self.table.sub(old_id, old_count + 1);
+                self.table.add(id, 1);
+                false
+            }
+            ZombieEvent::Miss => false,
+        }
+    }
+
+    /// Eqs. (4)–(6) for an arrival of `id` with SRED probability `p3` (unclamped).
+    #[inline]
+    fn p5(&mut self, id: u64, p3: f64) -> f64 {
+        if p3 <= 0.0 {
+            self.last_misbehaving = false;
+            return 0.0;
+        }
+        let p = self.zl.p();
+        let tp = self.total as f64 * p;
+        let f = self.table.get(id) as f64;
+        let p4 = if tp > 0.0 {
+            let mis = f > tp;
+            self.last_misbehaving = mis;
+            p3 * (f / tp) * if mis { self.params.a } else { 1.0 }
+        } else {
+            self.last_misbehaving = false;
+            p3
+        };
+        let w = self.params.w_avg;
+        self.p_avg = (1.0 - w) * self.p_avg + w * p4;
+        if self.p_avg > 0.0 {
+            p4 * p3.min(1.0) / self.p_avg
+        } else {
+            p4
+        }
+    }
+}
+
+impl<P: AqmPacket> Aqm<P> for ZlRed<P> {
+    #[inline]
+    fn enqueue(&mut self, pkt: P, now: Nanos, drops: &mut Drops<P>) {
+        self.stats.arrivals += 1;
+        let id = self.key.of(&pkt);
+        let hit = self.observe(id, now);
+        let s = &self.params.sred;
+        let p3 = p3(
+            p1(self.q.len(), self.params.th_min, self.limit, s.p_max),
+            self.zl.p(),
+            hit,
+        );
+        let p = self.p5(id, p3).min(1.0);
+        self.last_p = p;
+        if self.q.len() >= self.limit {
+            self.stats.forced_drops += 1;
+            drops.push(pkt, DropKind::Forced);
+        } else if p > 0.0 && self.rng.next_f64() < p {
+            self.stats.early_drops += 1;
+            drops.push(pkt, DropKind::Early);
+        } else {
+            self.bytes += pkt.bytes() as u64;
+            self.q.push_back(pkt);
+        }
+    }
+    #[inline]
+    fn dequeue(&mut self, _now: Nanos, _drops: &mut Drops<P>) -> Option<P> {
+        let p = self.q.pop_front()?;
+        self.bytes -= p.bytes() as u64;
+        self.stats.departures += 1;
+        Some(p)
+    }
+    fn len_pkts(&self) -> usize {
+        self.q.len()
+    }
+    fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+    fn stats(&self) -> AqmStats {
+        self.stats
+    }
+    fn name(&self) -> &'static str {
+        "zlred"
+    }
+    fn flow_estimate(&self) -> Option<f64> {
+        Some(self.zl.flow_estimate())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct Pk(u32);
+    impl AqmPacket for Pk {
+        fn flow(&self) -> u32 {
+            self.0
+        }
+        fn bytes(&self) -> u32 {
+            1000
+        }
+    }
+
+    fn brute(zl: &ZombieList) -> (u64, HashMap<u64, u64>) {
+        let mut f = HashMap::new();
+        let mut t = 0;
+        for z in zl.zombies() {
+            t += z.count + 1;
+            *f.entry(z.id).or_insert(0) += z.count + 1;
+        }
+        (t, f)
+    }
+
+    #[test]
+    fn total_and_occurrence_match_brute_force_after_every_arrival() {
+        for (m, flows, p_swap) in [(10usize, 30u64, 0.25), (100, 40, 0.25), (64, 500, 1.0)] {
+            let params = ZlRedParams {
+                sred: SredParams {
+                    m,
+                    p_swap,
+                    flow_key: FlowKey::FiveTuple,
+                    ..SredParams::default()
+                },
+                a: 2.0,
+                ..ZlRedParams::default()
+            };
+            let mut q = ZlRed::new(params, 50, 9).unwrap();
+            let mut d = Drops::default();
+            let mut x = SplitMix64::new(m as u64);
+            for t in 0..20_000u64 {
+                // Skewed flow mix: a few heavy flows and many light ones.
+                let r = x.next_u64();
+                let id = if r % 3 == 0 { r % 4 } else { r % flows };
+                q.enqueue(Pk(id as u32), t, &mut d);
+                d.clear();
+                if t % 2 == 0 {
+                    q.dequeue(t, &mut d);
+                }
+                let (bt, bf) = brute(q.zombies());
+                assert_eq!(q.total_occurrence(), bt, "T at arrival {t}");
+                assert_eq!(q.table.len(), bf.len(), "live flows at arrival {t}");
+                for (&k, &v) in &bf {
+                    assert_eq!(q.occurrence(k), v, "F({k}) at arrival {t}");
+                }
+                assert_eq!(q.occurrence(id), bf.get(&id).copied().unwrap_or(0));
+            }
+        }
+    }
+
+    #[test]
+    fn occurrence_table_deletes_without_breaking_chains() {
+        let mut t = OccurrenceTable::new(8);
+        for id in 0..8u64 {
+            t.add(id, id + 1);
+        }
+        for id in (0..8u64).step_by(2) {
+            t.sub(id, id + 1);
+        }
+        for id in 0..8u64 {
+            assert_eq!(t.get(id), if id % 2 == 0 { 0 } else { id + 1 });
+        }
+        assert_eq!(t.len(), 4);
+    }
+
+    #[test]
+    fn heavy_flow_is_misbehaving_and_dropped_more() {
+        // Flow 0 sends half the packets, 20 others share the rest; queue held above th_min.
+        let params = ZlRedParams {
+            a: 4.0,
+            ..ZlRedParams::default()
+        };
+        let mut q = ZlRed::new(params, 10_000, 5).unwrap();
+        let mut d = Drops::default();
+        let mut x = SplitMix64::new(1);
+        let (mut arr, mut dr) = ([0u64; 2], [0u64; 2]);
+        for t in 0..300_000u64 {
+            let id = if x.next_u64() % 2 == 0 {
+                0
+            } else {
+                1 + (x.next_u64() % 20) as u32
+            };
+            q.enqueue(Pk(id), t, &mut d);
+            let c = (id != 0) as usize;
+            if t > 100_000 {
+                arr[c] += 1;
+                dr[c] += d.pkts.len() as u64;
+            }
+            d.clear();
+            while q.len_pkts() > 500 {
+                q.dequeue(t, &mut d);
+            }
+        }
+        let (l0, l1) = (dr[0] as f64 / arr[0] as f64, dr[1] as f64 / arr[1] as f64);
+        assert!(l0 > 3.0 * l1, "heavy {l0} vs light {l1}");
+    }
+
+    #[test]
+    fn bad_parameters_are_errors() {
+        for p in [
+            ZlRedParams {
+                a: 0.5,
+                ..ZlRedParams::default()
+            },
+            ZlRedParams {
+                th_min: -1.0,
+                ..ZlRedParams::default()
+            },
+            ZlRedParams {
+                w_avg: 0.0,
+                ..ZlRedParams::default()
+            },
+        ] {
+            assert!(ZlRed::<Pk>::new(p, 10, 1).is_err());
+        }
+        assert!(ZlRed::<Pk>::new(ZlRedParams::default(), 0, 1).is_err());
+    }
+}
