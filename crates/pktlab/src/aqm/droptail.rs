@@ -1,16 +1,14 @@
 //! DropTail: a FIFO of at most `limit` packets that drops arrivals when full (the baseline
 //! "FIFO discipline" of paper 002, §4.2, and of RED's paper, Floyd & Jacobson 1993, §1).
 
+use super::fifo::Fifo;
 use super::{Aqm, AqmPacket, AqmStats, DropKind, Drops, Nanos};
-use std::collections::VecDeque;
 
 /// Tail-drop FIFO with a limit in packets.
 #[derive(Debug)]
 pub struct DropTail<P> {
-    q: VecDeque<P>,
+    fifo: Fifo<P>,
     limit: usize,
-    bytes: u64,
-    stats: AqmStats,
 }
 
 impl<P: AqmPacket> DropTail<P> {
@@ -20,10 +18,8 @@ impl<P: AqmPacket> DropTail<P> {
             return Err("droptail: buffer must be at least 1 packet".into());
         }
         Ok(DropTail {
-            q: VecDeque::with_capacity(limit.min(1 << 16)),
+            fifo: Fifo::new(limit),
             limit,
-            bytes: 0,
-            stats: AqmStats::default(),
         })
     }
 }
@@ -31,30 +27,25 @@ impl<P: AqmPacket> DropTail<P> {
 impl<P: AqmPacket> Aqm<P> for DropTail<P> {
     #[inline]
     fn enqueue(&mut self, pkt: P, _now: Nanos, drops: &mut Drops<P>) {
-        self.stats.arrivals += 1;
-        if self.q.len() >= self.limit {
-            self.stats.forced_drops += 1;
-            drops.push(pkt, DropKind::Forced);
+        self.fifo.stats.arrivals += 1;
+        if self.fifo.q.len() >= self.limit {
+            self.fifo.refuse(pkt, DropKind::Forced, drops);
         } else {
-            self.bytes += pkt.bytes() as u64;
-            self.q.push_back(pkt);
+            self.fifo.push(pkt);
         }
     }
     #[inline]
     fn dequeue(&mut self, _now: Nanos, _drops: &mut Drops<P>) -> Option<P> {
-        let p = self.q.pop_front()?;
-        self.bytes -= p.bytes() as u64;
-        self.stats.departures += 1;
-        Some(p)
+        self.fifo.pop()
     }
     fn len_pkts(&self) -> usize {
-        self.q.len()
+        self.fifo.len()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.bytes()
     }
     fn stats(&self) -> AqmStats {
-        self.stats
+        self.fifo.stats()
     }
     fn name(&self) -> &'static str {
         "droptail"

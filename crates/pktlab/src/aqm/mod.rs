@@ -17,6 +17,7 @@
 pub mod choke;
 pub mod droptail;
 pub mod drr;
+pub mod fifo;
 pub mod fq_codel;
 pub mod red;
 pub mod sred;

@@ -19,9 +19,9 @@
 //! of paper 002 ([`FlowKey::SrcDst`], [`AqmPacket::src_dst`]) or the 5-tuple
 //! ([`FlowKey::FiveTuple`], [`AqmPacket::flow`]).
 
+use super::fifo::Fifo;
 use super::{Aqm, AqmPacket, AqmStats, DropKind, Drops, Nanos};
 use crate::util::SplitMix64;
-use std::collections::VecDeque;
 
 /// Which packet fields form the flow id of the zombie list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -259,11 +259,9 @@ pub(crate) fn p3(p1: f64, p: f64, hit: bool) -> f64 {
 pub struct Sred<P> {
     params: SredParams,
     zl: ZombieList,
-    q: VecDeque<P>,
+    fifo: Fifo<P>,
     limit: usize,
-    bytes: u64,
     rng: SplitMix64,
-    stats: AqmStats,
     last_p: f64,
 }
 
@@ -278,11 +276,9 @@ impl<P: AqmPacket> Sred<P> {
         Ok(Sred {
             zl: ZombieList::new(params.m, params.p_swap, alpha, seed ^ 0x5A4F_4D42),
             params,
-            q: VecDeque::with_capacity(limit.min(1 << 16)),
+            fifo: Fifo::new(limit),
             limit,
-            bytes: 0,
             rng: SplitMix64::new(seed ^ 0x5352_4544),
-            stats: AqmStats::default(),
             last_p: 0.0,
         })
     }
@@ -301,43 +297,37 @@ impl<P: AqmPacket> Sred<P> {
 impl<P: AqmPacket> Aqm<P> for Sred<P> {
     #[inline]
     fn enqueue(&mut self, pkt: P, now: Nanos, drops: &mut Drops<P>) {
-        self.stats.arrivals += 1;
+        self.fifo.stats.arrivals += 1;
         let ev = self.zl.arrive(self.params.flow_key.of(&pkt), now);
         let hit = matches!(ev, ZombieEvent::Hit { .. });
         let b = self.limit;
         let p = p3(
-            p1(self.q.len(), b as f64 / 6.0, b, self.params.p_max),
+            p1(self.fifo.q.len(), b as f64 / 6.0, b, self.params.p_max),
             self.zl.p(),
             hit,
         )
         .min(1.0);
         self.last_p = p;
-        if self.q.len() >= self.limit {
-            self.stats.forced_drops += 1;
-            drops.push(pkt, DropKind::Forced);
+        if self.fifo.q.len() >= self.limit {
+            self.fifo.refuse(pkt, DropKind::Forced, drops);
         } else if p > 0.0 && self.rng.next_f64() < p {
-            self.stats.early_drops += 1;
-            drops.push(pkt, DropKind::Early);
+            self.fifo.refuse(pkt, DropKind::Early, drops);
         } else {
-            self.bytes += pkt.bytes() as u64;
-            self.q.push_back(pkt);
+            self.fifo.push(pkt);
         }
     }
     #[inline]
     fn dequeue(&mut self, _now: Nanos, _drops: &mut Drops<P>) -> Option<P> {
-        let p = self.q.pop_front()?;
-        self.bytes -= p.bytes() as u64;
-        self.stats.departures += 1;
-        Some(p)
+        self.fifo.pop()
     }
     fn len_pkts(&self) -> usize {
-        self.q.len()
+        self.fifo.len()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.bytes()
     }
     fn stats(&self) -> AqmStats {
-        self.stats
+        self.fifo.stats()
     }
     fn name(&self) -> &'static str {
         "sred"

@@ -19,10 +19,10 @@
 //! arrival updated the zombie list (so they count it), and `P_avg` averages `p4` (not `p5`),
 //! which is the reading under which eq. (6) preserves SRED's mean drop probability.
 
+use super::fifo::Fifo;
 use super::sred::{p1, p3, FlowKey, SredParams, ZombieEvent, ZombieList};
 use super::{Aqm, AqmPacket, AqmStats, DropKind, Drops, Nanos};
 use crate::util::{splitmix64, SplitMix64};
-use std::collections::VecDeque;
 
 /// ZL-RED parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -190,11 +190,9 @@ pub struct ZlRed<P> {
     table: OccurrenceTable,
     total: u64,
     p_avg: f64,
-    q: VecDeque<P>,
+    fifo: Fifo<P>,
     limit: usize,
-    bytes: u64,
     rng: SplitMix64,
-    stats: AqmStats,
     last_p: f64,
     last_misbehaving: bool,
 }
@@ -214,11 +212,9 @@ impl<P: AqmPacket> ZlRed<P> {
             table: OccurrenceTable::new(s.m),
             total: 0,
             p_avg: 0.0,
-            q: VecDeque::with_capacity(limit.min(1 << 16)),
+            fifo: Fifo::new(limit),
             limit,
-            bytes: 0,
             rng: SplitMix64::new(seed ^ 0x5A4C_5245),
-            stats: AqmStats::default(),
             last_p: 0.0,
             last_misbehaving: false,
             params,
@@ -308,43 +304,37 @@ impl<P: AqmPacket> ZlRed<P> {
 impl<P: AqmPacket> Aqm<P> for ZlRed<P> {
     #[inline]
     fn enqueue(&mut self, pkt: P, now: Nanos, drops: &mut Drops<P>) {
-        self.stats.arrivals += 1;
+        self.fifo.stats.arrivals += 1;
         let id = self.key.of(&pkt);
         let hit = self.observe(id, now);
         let s = &self.params.sred;
         let p3 = p3(
-            p1(self.q.len(), self.params.th_min, self.limit, s.p_max),
+            p1(self.fifo.q.len(), self.params.th_min, self.limit, s.p_max),
             self.zl.p(),
             hit,
         );
         let p = self.p5(id, p3).min(1.0);
         self.last_p = p;
-        if self.q.len() >= self.limit {
-            self.stats.forced_drops += 1;
-            drops.push(pkt, DropKind::Forced);
+        if self.fifo.q.len() >= self.limit {
+            self.fifo.refuse(pkt, DropKind::Forced, drops);
         } else if p > 0.0 && self.rng.next_f64() < p {
-            self.stats.early_drops += 1;
-            drops.push(pkt, DropKind::Early);
+            self.fifo.refuse(pkt, DropKind::Early, drops);
         } else {
-            self.bytes += pkt.bytes() as u64;
-            self.q.push_back(pkt);
+            self.fifo.push(pkt);
         }
     }
     #[inline]
     fn dequeue(&mut self, _now: Nanos, _drops: &mut Drops<P>) -> Option<P> {
-        let p = self.q.pop_front()?;
-        self.bytes -= p.bytes() as u64;
-        self.stats.departures += 1;
-        Some(p)
+        self.fifo.pop()
     }
     fn len_pkts(&self) -> usize {
-        self.q.len()
+        self.fifo.len()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.bytes()
     }
     fn stats(&self) -> AqmStats {
-        self.stats
+        self.fifo.stats()
     }
     fn name(&self) -> &'static str {
         "zlred"

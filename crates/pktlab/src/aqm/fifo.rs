@@ -1,0 +1,71 @@
+//! The byte-counting FIFO behind every single-queue discipline (DropTail, SRED, ZL-RED):
+//! the queued packets, their byte total and the arrival/drop/departure counters, so that each
+//! discipline file holds only its drop decision.
+
+use super::{AqmPacket, AqmStats, DropKind, Drops};
+use std::collections::VecDeque;
+
+/// A FIFO of packets with byte accounting and [`AqmStats`] counters.
+#[derive(Clone, Debug)]
+pub struct Fifo<P> {
+    pub(crate) q: VecDeque<P>,
+    pub(crate) bytes: u64,
+    pub(crate) stats: AqmStats,
+}
+
+impl<P: AqmPacket> Fifo<P> {
+    /// An empty FIFO sized for a buffer of `limit` packets (capacity capped at 64K up front).
+    pub fn new(limit: usize) -> Self {
+        Fifo {
+            q: VecDeque::with_capacity(limit.min(1 << 16)),
+            bytes: 0,
+            stats: AqmStats::default(),
+        }
+    }
+
+    /// Queues an admitted packet at the tail.
+    #[inline]
+    pub fn push(&mut self, pkt: P) {
+        self.bytes += pkt.bytes() as u64;
+        self.q.push_back(pkt);
+    }
+
+    /// Counts and hands a refused arrival to `drops`.
+    #[inline]
+    pub fn refuse(&mut self, pkt: P, kind: DropKind, drops: &mut Drops<P>) {
+        match kind {
+            DropKind::Forced => self.stats.forced_drops += 1,
+            DropKind::Early => self.stats.early_drops += 1,
+        }
+        drops.push(pkt, kind);
+    }
+
+    /// Takes the head packet, if any.
+    #[inline]
+    pub fn pop(&mut self) -> Option<P> {
+        let p = self.q.pop_front()?;
+        self.bytes -= p.bytes() as u64;
+        self.stats.departures += 1;
+        Some(p)
+    }
+
+    /// Packets queued.
+    pub fn len(&self) -> usize {
+        self.q.len()
+    }
+
+    /// True when nothing is queued.
+    pub fn is_empty(&self) -> bool {
+        self.q.is_empty()
+    }
+
+    /// Bytes queued.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// The counters.
+    pub fn stats(&self) -> AqmStats {
+        self.stats
+    }
+}
