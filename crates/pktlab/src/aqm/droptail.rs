@@ -2,7 +2,7 @@
 //! "FIFO discipline" of paper 002, §4.2, and of RED's paper, Floyd & Jacobson 1993, §1).
 
 use super::fifo::Fifo;
-use super::{Aqm, AqmPacket, AqmStats, DropKind, Drops, Nanos};
+use super::{Aqm, AqmPacket, AqmStats, Drops, Nanos};
 
 /// Tail-drop FIFO with a limit in packets.
 #[derive(Debug)]
@@ -28,11 +28,7 @@ impl<P: AqmPacket> Aqm<P> for DropTail<P> {
     #[inline]
     fn enqueue(&mut self, pkt: P, _now: Nanos, drops: &mut Drops<P>) {
         self.fifo.stats.arrivals += 1;
-        if self.fifo.q.len() >= self.limit {
-            self.fifo.refuse(pkt, DropKind::Forced, drops);
-        } else {
-            self.fifo.push(pkt);
-        }
+        self.fifo.offer(pkt, self.limit, || false, drops);
     }
     #[inline]
     fn dequeue(&mut self, _now: Nanos, _drops: &mut Drops<P>) -> Option<P> {
@@ -55,6 +51,7 @@ impl<P: AqmPacket> Aqm<P> for DropTail<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::aqm::DropKind;
 
     #[derive(Clone, Copy, Debug, PartialEq)]
     struct P(u32);

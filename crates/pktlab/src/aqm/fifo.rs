@@ -40,6 +40,27 @@ impl<P: AqmPacket> Fifo<P> {
         drops.push(pkt, kind);
     }
 
+    /// The admission step every single-queue discipline shares: with `limit` packets queued
+    /// the arrival is a forced drop; otherwise `early()` (called only then, so a discipline's
+    /// random draw happens exactly when it would inline) decides an early drop; else it is
+    /// queued.
+    #[inline]
+    pub fn offer(
+        &mut self,
+        pkt: P,
+        limit: usize,
+        early: impl FnOnce() -> bool,
+        drops: &mut Drops<P>,
+    ) {
+        if self.q.len() >= limit {
+            self.refuse(pkt, DropKind::Forced, drops);
+        } else if early() {
+            self.refuse(pkt, DropKind::Early, drops);
+        } else {
+            self.push(pkt);
+        }
+    }
+
     /// Takes the head packet, if any.
     #[inline]
     pub fn pop(&mut self) -> Option<P> {

@@ -20,7 +20,7 @@
 //! ([`FlowKey::FiveTuple`], [`AqmPacket::flow`]).
 
 use super::fifo::Fifo;
-use super::{Aqm, AqmPacket, AqmStats, DropKind, Drops, Nanos};
+use super::{Aqm, AqmPacket, AqmStats, Drops, Nanos};
 use crate::util::SplitMix64;
 
 /// Which packet fields form the flow id of the zombie list.
@@ -308,13 +308,9 @@ impl<P: AqmPacket> Aqm<P> for Sred<P> {
         )
         .min(1.0);
         self.last_p = p;
-        if self.fifo.q.len() >= self.limit {
-            self.fifo.refuse(pkt, DropKind::Forced, drops);
-        } else if p > 0.0 && self.rng.next_f64() < p {
-            self.fifo.refuse(pkt, DropKind::Early, drops);
-        } else {
-            self.fifo.push(pkt);
-        }
+        let rng = &mut self.rng;
+        self.fifo
+            .offer(pkt, self.limit, || p > 0.0 && rng.next_f64() < p, drops);
     }
     #[inline]
     fn dequeue(&mut self, _now: Nanos, _drops: &mut Drops<P>) -> Option<P> {
