@@ -126,20 +126,39 @@ impl Tables {
 
     /// Writes rule `(nh, d)` into entry `at` where the entry's rule is not more specific
     /// (descending into groups).
+    #[inline]
     fn write(&mut self, at: At, nh: u32, d: u8) {
         let (e, ed) = self.get(at);
         if e & EXT != 0 {
-            let g = (e & !EXT) as usize;
-            for i in g * GROUP..(g + 1) * GROUP {
-                self.write(At::T8(i), nh, d);
-            }
+            self.write_group((e & !EXT) as usize, nh, d);
         } else if ed <= d {
             self.set(at, nh, d);
         }
     }
 
+    fn write_group(&mut self, g: usize, nh: u32, d: u8) {
+        for i in g * GROUP..(g + 1) * GROUP {
+            self.write(At::T8(i), nh, d);
+        }
+    }
+
+    /// [`Tables::write`] over `tbl24[r]`, as one tight loop (a short prefix covers up to
+    /// 2^24 entries).
+    fn write24(&mut self, r: std::ops::Range<usize>, nh: u32, d: u8) {
+        for i in r {
+            let e = self.tbl24[i];
+            if e & EXT != 0 {
+                self.write_group((e & !EXT) as usize, nh, d);
+            } else if self.depth24[i] <= d {
+                self.tbl24[i] = nh;
+                self.depth24[i] = d;
+            }
+        }
+    }
+
     /// Replaces the rule of depth `d` in entry `at` (and below it) by `(snh, sd)`, freeing
     /// groups that become uniform.
+    #[inline]
     fn replace(&mut self, at: At, d: u8, snh: u32, sd: u8) {
         let (e, ed) = self.get(at);
         if e & EXT != 0 {
@@ -150,6 +169,18 @@ impl Tables {
             self.recycle(at);
         } else if ed <= d {
             self.set(at, snh, sd);
+        }
+    }
+
+    /// [`Tables::replace`] over `tbl24[r]`, as one tight loop.
+    fn replace24(&mut self, r: std::ops::Range<usize>, d: u8, snh: u32, sd: u8) {
+        for i in r {
+            if self.tbl24[i] & EXT != 0 {
+                self.replace(At::T24(i), d, snh, sd);
+            } else if self.depth24[i] <= d {
+                self.tbl24[i] = snh;
+                self.depth24[i] = sd;
+            }
         }
     }
 
@@ -195,9 +226,7 @@ impl<A: Address> Dir24_8<A> {
         let a = p.addr();
         if d as u32 <= TOP {
             let first = a.top(TOP) as usize;
-            for i in first..first + (1 << (TOP - d as u32)) {
-                self.t.write(At::T24(i), nh, d);
-            }
+            self.t.write24(first..first + (1 << (TOP - d as u32)), nh, d);
             return;
         }
         let mut g = self.t.extend(At::T24(a.top(TOP) as usize));
@@ -229,9 +258,7 @@ impl<A: Address> Dir24_8<A> {
         }
         if d as u32 <= TOP {
             let first = a.top(TOP) as usize;
-            for i in first..first + (1 << (TOP - d as u32)) {
-                self.t.replace(At::T24(i), d, snh, sd);
-            }
+            self.t.replace24(first..first + (1 << (TOP - d as u32)), d, snh, sd);
             return;
         }
         // Walk down through the groups on p's path, remembering it for recycling.
