@@ -171,7 +171,7 @@ impl<C: ContentStore> CcnLoop<C> {
 }
 
 /// Writes `v` in decimal into `buf`, returning the digits.
-fn decimal(mut v: u64, buf: &mut [u8; 20]) -> &[u8] {
+pub(crate) fn decimal(mut v: u64, buf: &mut [u8; 20]) -> &[u8] {
     let mut i = 20;
     loop {
         i -= 1;

@@ -366,7 +366,7 @@ fn mix(h: u64, x: u64) -> u64 {
 
 /// Hash of one segment's bytes (type and value).
 #[inline]
-fn seg_hash(t: u16, v: &[u8]) -> u64 {
+pub fn segment_hash(t: u16, v: &[u8]) -> u64 {
     let mut h = mix(0x243F_6A88_85A3_08D3, t as u64 | (v.len() as u64) << 16);
     let mut c = v.chunks_exact(8);
     for w in &mut c {
@@ -384,7 +384,7 @@ pub fn prefix_hashes(name: &[u8], out: &mut [u64; MAX_SEGMENTS]) -> usize {
     let mut h = EMPTY_NAME_HASH;
     let mut n = 0;
     for (t, v) in segments(name).take(MAX_SEGMENTS) {
-        h = mix(h, seg_hash(t, v));
+        h = mix(h, segment_hash(t, v));
         out[n] = h;
         n += 1;
     }
@@ -396,7 +396,7 @@ pub const EMPTY_NAME_HASH: u64 = 0x1319_8A2E_0370_7344;
 
 /// Hash of a validated name (all segments).
 pub fn name_hash(name: &[u8]) -> u64 {
-    segments(name).fold(EMPTY_NAME_HASH, |h, (t, v)| mix(h, seg_hash(t, v)))
+    segments(name).fold(EMPTY_NAME_HASH, |h, (t, v)| mix(h, segment_hash(t, v)))
 }
 
 /// Appends one segment TLV to a name value being built.
