@@ -28,6 +28,7 @@ pub mod aqm;
 pub mod ccn;
 pub mod flowcache;
 pub mod io;
+pub mod lab;
 pub mod lpm;
 pub mod net;
 pub mod netsim;

@@ -59,6 +59,35 @@ pub fn che_lru(alpha: f64, n: u64, c: u64) -> f64 {
     g.iter().map(|&(w, p)| w * p * -(-p * t).exp_m1()).sum()
 }
 
+/// The characteristic-time approximation of the FIFO (and random-replacement) hit ratio for
+/// Zipf(α) over n contents and capacity c (Fricker, Robert & Roberts 2012, "A versatile and
+/// accurate approximation for LRU cache performance", §5): find T with Σ_i p_i T / (1 + p_i T)
+/// = C, then hit = Σ_i p_i · p_i T / (1 + p_i T). Cefore's local cache replaces FIFO.
+pub fn che_fifo(alpha: f64, n: u64, c: u64) -> f64 {
+    if c == 0 {
+        return 0.0;
+    }
+    if c >= n {
+        return 1.0;
+    }
+    let g = groups(alpha, n);
+    let occ = |t: f64| g.iter().map(|&(w, p)| w * p * t / (1.0 + p * t)).sum::<f64>();
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    while occ(hi) < c as f64 {
+        hi *= 2.0;
+    }
+    for _ in 0..100 {
+        let mid = 0.5 * (lo + hi);
+        if occ(mid) < c as f64 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let t = 0.5 * (lo + hi);
+    g.iter().map(|&(w, p)| w * p * p * t / (1.0 + p * t)).sum()
+}
+
 /// The ideal static hit ratio: the probability mass of the c most popular contents.
 pub fn ideal(alpha: f64, n: u64, c: u64) -> f64 {
     zsum(alpha, 1, c.min(n)) / zsum(alpha, 1, n)
@@ -216,6 +245,22 @@ mod tests {
             let h = hit_ratio(&mut cs, &t, 1, 100_000, 400_000);
             let che = che_lru(0.8, n, c as u64);
             assert!((h - che).abs() < 0.01, "c={c}: sim {h} che {che}");
+        }
+    }
+
+    /// Simulated FIFO and random replacement agree with the FIFO approximation; it lies below
+    /// Che's LRU value.
+    #[test]
+    fn fifo_simulation_matches_approximation() {
+        let n = 1 << 16;
+        let t = ZipfTable::new(0.8, n, n).unwrap();
+        for c in [1usize << 8, 1 << 11] {
+            let a = che_fifo(0.8, n, c as u64);
+            assert!(a < che_lru(0.8, n, c as u64));
+            for p in [Policy::Fifo, Policy::Random] {
+                let h = hit_ratio(&mut AnyCs::new(p, c, 5), &t, 1, 100_000, 400_000);
+                assert!((h - a).abs() < 0.01, "{p:?} c={c}: sim {h} approx {a}");
+            }
         }
     }
 
