@@ -9,6 +9,7 @@
 #
 # Run it inside your own network namespace (ip netns exec NAME …) when PORT is Cefore's default
 # 9695, so that it cannot collide with anything else on the machine. Files go to /tmp/cefore-TAG/.
+# CSMGR_ALGO picks csmgrd's replacement plugin (libcsmgrd_fifo, libcsmgrd_lru, libcsmgrd_lfu).
 set -eu
 PREFIX=${CEFORE_PREFIX:-/work/anchors/cefore/install}
 export PATH="$PREFIX/bin:$PREFIX/sbin:$PATH"
@@ -40,7 +41,7 @@ PORT_NUM=$((port + 104))
 LOCAL_SOCK_ID=$tag
 CACHE_TYPE=memory
 CACHE_CAPACITY=$cap
-CACHE_ALGORITHM=libcsmgrd_plugin_lru.so
+CACHE_ALGORITHM=${CSMGR_ALGO:-libcsmgrd_fifo}
 CONF
         csmgrd -d "$dir" > "$dir/csmgrd.out" 2>&1 &
         echo $! > "$dir/csmgrd.pid"

@@ -163,6 +163,8 @@ pub struct RxBatch {
     n: usize,
     /// Datagrams cut because they exceeded [`MAX_DATAGRAM`].
     pub truncated: u64,
+    /// `recvmmsg` calls that returned at least one datagram.
+    pub calls: u64,
 }
 
 // SAFETY: the raw pointers inside iovs/hdrs point only into this struct's own heap buffers and
@@ -182,6 +184,7 @@ impl RxBatch {
             hdrs: vec![unsafe { zeroed() }; batch],
             n: 0,
             truncated: 0,
+            calls: 0,
         }
     }
 
@@ -224,6 +227,7 @@ impl RxBatch {
             };
         }
         self.n = r as usize;
+        self.calls += (r > 0) as u64;
         for i in 0..self.n {
             self.lens[i] = self.hdrs[i].msg_len as usize;
             if self.hdrs[i].msg_hdr.msg_flags & libc::MSG_TRUNC != 0 {
@@ -267,6 +271,8 @@ pub struct TxBatch {
     pub sent: u64,
     /// Datagrams the kernel refused (counted, not retried).
     pub send_errors: u64,
+    /// `sendmmsg` calls.
+    pub calls: u64,
 }
 
 // SAFETY: as for RxBatch.
@@ -287,6 +293,7 @@ impl TxBatch {
             n: 0,
             sent: 0,
             send_errors: 0,
+            calls: 0,
         }
     }
 
@@ -362,6 +369,7 @@ impl TxBatch {
                     }
                 }
             } else {
+                self.calls += 1;
                 done += r as usize;
                 self.sent += r as u64;
             }

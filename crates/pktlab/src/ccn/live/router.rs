@@ -126,6 +126,10 @@ pub struct RouterStats {
     pub truncated: u64,
     /// Faces known at the end.
     pub faces: u64,
+    /// `recvmmsg` calls that returned datagrams (received / this = mean receive batch).
+    pub rx_calls: u64,
+    /// `sendmmsg` calls (sent / this = mean send batch).
+    pub tx_calls: u64,
 }
 
 impl RouterStats {
@@ -147,6 +151,8 @@ impl RouterStats {
         self.send_errors += o.send_errors;
         self.truncated += o.truncated;
         self.faces += o.faces;
+        self.rx_calls += o.rx_calls;
+        self.tx_calls += o.tx_calls;
     }
 
     fn live(&self) -> [u64; 7] {
@@ -344,6 +350,8 @@ impl Worker {
         self.st.send_errors = self.tx[0].send_errors + self.tx[1].send_errors;
         self.st.truncated = self.rx[0].truncated + self.rx[1].truncated;
         self.st.faces = self.faces.list.len() as u64;
+        self.st.rx_calls = self.rx[0].calls + self.rx[1].calls;
+        self.st.tx_calls = self.tx[0].calls + self.tx[1].calls;
         self.st
     }
 
