@@ -210,8 +210,12 @@ fn print(json: bool, v: &impl serde::Serialize, human: impl FnOnce()) -> Result<
 
 /// Runs `pktlab ccn router`.
 pub fn router(a: RouterArgs) -> Result<i32> {
-    let policy = Policy::parse(&a.cs_policy)
-        .ok_or_else(|| anyhow!("--cs-policy {:?}: expected lru, fifo, lfu or random", a.cs_policy))?;
+    let policy = Policy::parse(&a.cs_policy).ok_or_else(|| {
+        anyhow!(
+            "--cs-policy {:?}: expected lru, fifo, lfu or random",
+            a.cs_policy
+        )
+    })?;
     if a.workers == 0 || a.workers > 64 {
         bail!("--workers {}: expected 1..=64", a.workers);
     }
@@ -262,7 +266,10 @@ pub fn router(a: RouterArgs) -> Result<i32> {
         let s = &r.stats;
         println!("dialect          {}", r.dialect);
         println!("elapsed_s        {:.2}", r.elapsed_s);
-        println!("interests        {} ({:.0}/s)", s.interests, r.interests_per_s);
+        println!(
+            "interests        {} ({:.0}/s)",
+            s.interests, r.interests_per_s
+        );
         println!("data_out         {} ({:.0}/s)", s.data_out, r.data_per_s);
         println!(
             "cs               {} of {} entries, {} hits, hit ratio {:.4}",
@@ -341,7 +348,10 @@ pub fn consumer(a: ConsumerArgs) -> Result<i32> {
             "interests_sent   {} ({:.0}/s)",
             r.interests_sent, r.interests_per_s
         );
-        println!("data_received    {} ({:.0}/s)", r.data_received, r.data_per_s);
+        println!(
+            "data_received    {} ({:.0}/s)",
+            r.data_received, r.data_per_s
+        );
         println!("timeouts         {}", r.timeouts);
         println!(
             "rtt_us           p50 {}  p90 {}  p99 {}  max {}",

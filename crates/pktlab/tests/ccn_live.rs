@@ -73,16 +73,26 @@ fn consumer_router_producer_end_to_end() {
             assert_eq!(c.malformed, 0);
             // CS hits: Data comes back without reaching the producer.
             assert!(r.stats.cs_hits > 100, "{r:?}");
-            assert_eq!(p.interests, r.stats.forwarded, "producer sees only forwarded Interests");
+            assert_eq!(
+                p.interests, r.stats.forwarded,
+                "producer sees only forwarded Interests"
+            );
             assert_eq!(
                 r.stats.interests,
                 r.stats.cs_hits + r.stats.forwarded + r.stats.aggregated + r.stats.dropped
             );
             assert_eq!(r.stats.dropped, 0);
-            assert_eq!(r.stats.data_out, r.stats.cs_hits + r.stats.data - r.stats.unsolicited);
+            assert_eq!(
+                r.stats.data_out,
+                r.stats.cs_hits + r.stats.data - r.stats.unsolicited
+            );
             // LRU hit ratio near Che's approximation for 256 of 4096 contents.
             let che = pktlab::ccn::sim::che_lru(0.8, 1 << 12, 256);
-            assert!((r.cs.hit_ratio - che).abs() < 0.05, "{} vs {che}", r.cs.hit_ratio);
+            assert!(
+                (r.cs.hit_ratio - che).abs() < 0.05,
+                "{} vs {che}",
+                r.cs.hit_ratio
+            );
         });
     }
 }

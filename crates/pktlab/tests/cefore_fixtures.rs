@@ -18,8 +18,16 @@ fn udp_payloads(file: &str) -> Vec<(u16, u16, Vec<u8>)> {
         env!("CARGO_MANIFEST_DIR")
     );
     let b = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    assert_eq!(&b[..4], &[0xd4, 0xc3, 0xb2, 0xa1], "{path}: little-endian pcap");
-    assert_eq!(u32::from_le_bytes(b[20..24].try_into().unwrap()), 1, "Ethernet");
+    assert_eq!(
+        &b[..4],
+        &[0xd4, 0xc3, 0xb2, 0xa1],
+        "{path}: little-endian pcap"
+    );
+    assert_eq!(
+        u32::from_le_bytes(b[20..24].try_into().unwrap()),
+        1,
+        "Ethernet"
+    );
     let mut at = 24;
     let mut out = Vec::new();
     while at + 16 <= b.len() {
@@ -111,8 +119,14 @@ fn cefgetfile_through_two_cefnetd() {
 fn ccninfo_is_skipped_not_refused() {
     let pkts = udp_payloads("ccninfo.pcap");
     assert_eq!(pkts.len(), 2);
-    assert_eq!(tlv::parse(&pkts[0].2), Err(TlvError::Unhandled(PT_CCNINFO_REQUEST)));
-    assert_eq!(tlv::parse(&pkts[1].2), Err(TlvError::Unhandled(PT_CCNINFO_REPLY)));
+    assert_eq!(
+        tlv::parse(&pkts[0].2),
+        Err(TlvError::Unhandled(PT_CCNINFO_REQUEST))
+    );
+    assert_eq!(
+        tlv::parse(&pkts[1].2),
+        Err(TlvError::Unhandled(PT_CCNINFO_REPLY))
+    );
     let mut fib = Fib::new();
     fib.add(&[], 1);
     let mut f = Forwarder::new(Some(Lru::new(4)), 512, Pit::new(4, 10), fib);

@@ -71,7 +71,11 @@ pub fn che_fifo(alpha: f64, n: u64, c: u64) -> f64 {
         return 1.0;
     }
     let g = groups(alpha, n);
-    let occ = |t: f64| g.iter().map(|&(w, p)| w * p * t / (1.0 + p * t)).sum::<f64>();
+    let occ = |t: f64| {
+        g.iter()
+            .map(|&(w, p)| w * p * t / (1.0 + p * t))
+            .sum::<f64>()
+    };
     let (mut lo, mut hi) = (0.0f64, 1.0f64);
     while occ(hi) < c as f64 {
         hi *= 2.0;

@@ -271,7 +271,9 @@ pub fn parse(buf: &[u8]) -> Result<Packet<'_>, TlvError> {
     while at < hl {
         let (t, v, e) = tlv(buf, at, hl)?;
         match (kind, t, e - v) {
-            (Kind::Interest, T_HBH_LIFETIME, 1 | 2) => lifetime_ms = Some(be_uint(&buf[v..e]) as u16),
+            (Kind::Interest, T_HBH_LIFETIME, 1 | 2) => {
+                lifetime_ms = Some(be_uint(&buf[v..e]) as u16)
+            }
             (Kind::Data, T_HBH_CACHETIME, 8) => cache_time_ms = Some(be_uint(&buf[v..e])),
             _ => {}
         }
@@ -634,7 +636,10 @@ mod tests {
             b'x', 0x00, 0x01, 0x00, 0x04, b'f', b'i', b'l', b'e', 0x00, 0x05, 0x00, 0x01, 0x00,
         ];
         let p = parse(&interest).unwrap();
-        assert_eq!((p.kind, p.hop_limit, p.lifetime_ms), (Kind::Interest, 32, Some(2000)));
+        assert_eq!(
+            (p.kind, p.hop_limit, p.lifetime_ms),
+            (Kind::Interest, 32, Some(2000))
+        );
         assert_eq!(chunk_number(p.name, Dialect::V012), Some(0));
         assert_eq!(chunk_number(p.name, Dialect::V010), None);
         let mut name = Vec::new();
@@ -672,7 +677,10 @@ mod tests {
         // Plain builders are unchanged: no optional TLVs.
         build_data(&mut b, &name, b"x");
         let d = parse(&b).unwrap();
-        assert_eq!((d.cache_time_ms, d.expiry_ms, d.end_chunk), (None, None, None));
+        assert_eq!(
+            (d.cache_time_ms, d.expiry_ms, d.end_chunk),
+            (None, None, None)
+        );
         assert_eq!(b[7], 8);
     }
 

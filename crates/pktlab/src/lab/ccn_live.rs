@@ -12,8 +12,7 @@
 
 use crate::ccn::cs::Policy;
 use crate::ccn::live::{
-    self, producer, router, ConsumerConfig, Control, ProducerConfig, RouterConfig,
-    RttSummary,
+    self, producer, router, ConsumerConfig, Control, ProducerConfig, RouterConfig, RttSummary,
 };
 use crate::ccn::sim::{che_fifo, che_lru};
 use crate::ccn::tlv::Dialect;
@@ -204,8 +203,11 @@ fn point(cfg: &CaseStudyConfig, cs: usize, run: usize) -> io::Result<CaseStudyRo
             Ok::<_, io::Error>((c, before, after))
         })();
         stop_all();
-        let r = rout.join().map_err(|_| io::Error::other("router panicked"))??;
-        prod.join().map_err(|_| io::Error::other("producer panicked"))??;
+        let r = rout
+            .join()
+            .map_err(|_| io::Error::other("router panicked"))??;
+        prod.join()
+            .map_err(|_| io::Error::other("producer panicked"))??;
         let (c, b, a) = measured?;
         let interests = (a.0 - b.0).max(1);
         Ok(CaseStudyRow {
@@ -214,8 +216,7 @@ fn point(cfg: &CaseStudyConfig, cs: usize, run: usize) -> io::Result<CaseStudyRo
             data_per_s: c.data_per_s,
             interests_per_s: c.interests_per_s,
             hit_ratio: (a.1 - b.1) as f64 / interests as f64,
-            hit_ratio_from_producer: 1.0
-                - (a.2 - b.2) as f64 / c.interests_satisfied.max(1) as f64,
+            hit_ratio_from_producer: 1.0 - (a.2 - b.2) as f64 / c.interests_satisfied.max(1) as f64,
             che_lru: che_lru(cfg.alpha, cfg.contents, cs as u64),
             che_fifo: che_fifo(cfg.alpha, cfg.contents, cs as u64),
             cs_fill: if r.cs.capacity > 0 {
@@ -279,7 +280,10 @@ mod tests {
         assert!(off.data_per_s > 500.0, "{off:?}");
         assert_eq!(off.hit_ratio, 0.0);
         // Only PIT aggregation keeps Interests from the producer when the CS is off.
-        assert!((0.0..0.08).contains(&off.hit_ratio_from_producer), "{off:?}");
+        assert!(
+            (0.0..0.08).contains(&off.hit_ratio_from_producer),
+            "{off:?}"
+        );
         assert!((on.hit_ratio - on.che_fifo).abs() < 0.05, "{on:?}");
         let aggregated = off.hit_ratio_from_producer;
         assert!(

@@ -173,7 +173,10 @@ pub fn run_consumer(
     progress: &mut dyn FnMut(&ConsumerResult),
 ) -> io::Result<ConsumerResult> {
     if cfg.window == 0 {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, "window must be ≥ 1"));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "window must be ≥ 1",
+        ));
     }
     let table = ZipfTable::new(cfg.alpha, cfg.contents, cfg.table_entries)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
@@ -191,7 +194,8 @@ pub fn run_consumer(
         HashMap::with_capacity_and_hasher(cfg.window * 2, Default::default());
     let mut order: VecDeque<(u64, u64)> = VecDeque::with_capacity(cfg.window * 4);
     let mut outstanding = 0usize;
-    let (mut name, mut pkt, mut digits) = (Vec::with_capacity(256), Vec::with_capacity(512), [0u8; 20]);
+    let (mut name, mut pkt, mut digits) =
+        (Vec::with_capacity(256), Vec::with_capacity(512), [0u8; 20]);
     let mut hist = Histogram::default();
     let mut r = ConsumerResult {
         dialect: cfg.dialect.as_str().into(),
@@ -214,7 +218,12 @@ pub fn run_consumer(
             // Restart the counters; what is pending stays pending and is counted when it ends.
             measuring = true;
             r.warmup_s = now_i.duration_since(t_start).as_secs_f64();
-            let keep = (r.warmup_s, r.dialect.clone(), r.to.clone(), r.prefix.clone());
+            let keep = (
+                r.warmup_s,
+                r.dialect.clone(),
+                r.to.clone(),
+                r.prefix.clone(),
+            );
             r = ConsumerResult {
                 warmup_s: keep.0,
                 dialect: keep.1,
@@ -251,7 +260,11 @@ pub fn run_consumer(
             let rank = table.sample(&mut rng);
             name.clear();
             name.extend_from_slice(&prefix);
-            tlv::push_segment(&mut name, tlv::T_NAMESEGMENT, crate::ccn::sim::decimal(rank, &mut digits));
+            tlv::push_segment(
+                &mut name,
+                tlv::T_NAMESEGMENT,
+                crate::ccn::sim::decimal(rank, &mut digits),
+            );
             if cfg.chunked {
                 tlv::push_chunk(&mut name, cfg.dialect, 0);
             }

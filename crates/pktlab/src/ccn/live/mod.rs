@@ -238,6 +238,8 @@ mod tests {
             "127.0.0.1:9695".parse().unwrap()
         );
         assert!(parse_face("udp:[::1]:9695").is_ok());
-        assert!(parse_face("tcp:1.2.3.4").unwrap_err().contains("udp:ADDR:PORT"));
+        assert!(parse_face("tcp:1.2.3.4")
+            .unwrap_err()
+            .contains("udp:ADDR:PORT"));
     }
 }

@@ -459,7 +459,10 @@ pub fn run_router(
         }
         handles
             .into_iter()
-            .map(|h| h.join().map_err(|_| io::Error::other("router worker panicked"))?)
+            .map(|h| {
+                h.join()
+                    .map_err(|_| io::Error::other("router worker panicked"))?
+            })
             .collect()
     });
     let mut workers = outcome?;
