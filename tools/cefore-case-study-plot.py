@@ -2,12 +2,13 @@
 """Summarises tools/cefore-case-study.sh output: a Markdown table (medians over runs) on stdout
 and an SVG plot of Data/s and Data per router CPU-second against CS size for both routers.
 
-    tools/cefore-case-study-plot.py STUDY.jsonl OUT.svg [CONTENTS ALPHA]
+    tools/cefore-case-study-plot.py STUDY.jsonl OUT.svg [CONTENTS [ALPHA]]   (default 2^26 0.8)
 
 Hit ratios are measured at the producer: 1 - producer Interests / consumer Interests satisfied
-(CS hits plus PIT aggregation). The FIFO approximation column is computed by `pktlab` itself
-(`ccn::sim::che_fifo`), passed in through the JSON of the pktlab router rows when present,
-otherwise left blank. No third-party modules.
+(CS hits plus PIT aggregation). Next to them: the characteristic-time approximations for FIFO
+and LRU (Che), computed here the way `pktlab::ccn::sim::{che_fifo, che_lru}` computes them
+(ranks up to 2^16 exactly, the tail in geometric bins); the LRU values reproduce the library's
+(docs/results/traffic-ccn.md section 3). No third-party modules.
 """
 import json
 import math
@@ -45,23 +46,79 @@ def med(recs, k):
     return statistics.median(vals) if vals else None
 
 
-def table(data, approx):
+def zsum(alpha, a, b):
+    """Sum of r^-alpha for r in a..=b (Euler-Maclaurin beyond a few terms)."""
+    if b - a < 64:
+        return sum(r ** -alpha for r in range(a, b + 1))
+    f = lambda x: x ** (1 - alpha) / (1 - alpha)
+    return f(b) - f(a) + (a ** -alpha + b ** -alpha) / 2 + alpha / 12 * (a ** (-alpha - 1) - b ** (-alpha - 1))
+
+
+def groups(alpha, n):
+    z = zsum(alpha, 1, n)
+    head = min(n, 1 << 16)
+    g = [(1.0, r ** -alpha / z) for r in range(1, head + 1)]
+    a = head + 1
+    while a <= n:
+        w = min(max(int(a * 1e-4), 1), n - a + 1)
+        b = a + w - 1
+        g.append((float(w), zsum(alpha, a, b) / z / w))
+        a = b + 1
+    return g
+
+
+def approx(alpha, n, c, fifo):
+    if c == 0:
+        return 0.0
+    g = groups(alpha, n)
+    occ_item = (lambda p, t: p * t / (1 + p * t)) if fifo else (lambda p, t: -math.expm1(-p * t))
+    occ = lambda t: sum(w * occ_item(p, t) for w, p in g)
+    lo, hi = 0.0, 1.0
+    while occ(hi) < c:
+        hi *= 2
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if occ(mid) < c else (lo, mid)
+    t = (lo + hi) / 2
+    return sum(w * p * occ_item(p, t) for w, p in g)
+
+
+ROUTERS = ("cefnetd", "csmgrd", "pktlab")
+
+
+def fmt_size(s):
+    return ("2^%d" % int(math.log2(s))) if s else "off"
+
+
+def table(data, contents, alpha):
     sizes = sorted({s for (_, s) in data})
-    print("| CS entries | cefnetd Data/s | pktlab Data/s | ratio | cefnetd Data/CPU-s | pktlab Data/CPU-s "
-          "| ratio | hit cefnetd | hit pktlab | FIFO approx. | Che (LRU) | pktlab CS fill | runs |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    present = [r for r in ROUTERS if any((r, s) in data for s in sizes)]
+    print("| CS entries | " + " | ".join(f"{r} Data/s" for r in present) + " | pktlab / cefnetd | "
+          + " | ".join(f"{r} Data/CPU-s" for r in present) + " | pktlab / cefnetd | runs |")
+    print("|---" * (4 + 2 * len(present)) + "|")
     for s in sizes:
-        a, b = data.get(("cefnetd", s), []), data.get(("pktlab", s), [])
-        if not a or not b:
-            continue
-        ca, cb = med(a, "data_per_s"), med(b, "data_per_s")
-        ea, eb = med(a, "per_cpu_s"), med(b, "per_cpu_s")
-        fifo, lru = approx.get(s, (None, None))
-        fill = med(b, "fill")
-        print(f"| {('2^%d' % int(math.log2(s))) if s else 'off'} | {ca:,.0f} | {cb:,.0f} | {cb / ca:.2f} "
-              f"| {ea:,.0f} | {eb:,.0f} | {eb / ea:.1f} | {med(a, 'hit'):.3f} | {med(b, 'hit'):.3f} "
-              f"| {'' if fifo is None else '%.3f' % fifo} | {'' if lru is None else '%.3f' % lru} "
-              f"| {'' if fill is None else '%.2f' % fill} | {len(a)}/{len(b)} |")
+        rate = {r: med(data[(r, s)], "data_per_s") for r in present if (r, s) in data}
+        eff = {r: med(data[(r, s)], "per_cpu_s") for r in present if (r, s) in data}
+        cell = lambda d, r: f"{d[r]:,.0f}" if r in d else ""
+        ratio = lambda d: f"{d['pktlab'] / d['cefnetd']:.2f}" if "pktlab" in d and "cefnetd" in d else ""
+        runs = "/".join(str(len(data.get((r, s), []))) for r in present)
+        print(f"| {fmt_size(s)} | " + " | ".join(cell(rate, r) for r in present) + f" | {ratio(rate)} | "
+              + " | ".join(cell(eff, r) for r in present) + f" | {ratio(eff)} | {runs} |")
+    print()
+    print("| CS entries | " + " | ".join(f"hit {r}" for r in present)
+          + " | FIFO approx. | Che (LRU) | pktlab CS fill | " + " | ".join(f"{r} CPU share" for r in present)
+          + " | " + " | ".join(f"{r} RTT p50 µs" for r in present) + " |")
+    print("|---" * (4 + 3 * len(present)) + "|")
+    for s in sizes:
+        hit = {r: med(data[(r, s)], "hit") for r in present if (r, s) in data}
+        share = {r: med(data[(r, s)], "cpu_share") for r in present if (r, s) in data}
+        rtt = {r: med(data[(r, s)], "rtt_p50") for r in present if (r, s) in data}
+        fill = med(data[("pktlab", s)], "fill") if ("pktlab", s) in data else None
+        print(f"| {fmt_size(s)} | " + " | ".join(f"{hit[r]:.3f}" if r in hit else "" for r in present)
+              + f" | {approx(alpha, contents, s, True):.3f} | {approx(alpha, contents, s, False):.3f} | "
+              + ("" if fill is None else f"{fill:.2f}") + " | "
+              + " | ".join(f"{share[r]:.2f}" if r in share else "" for r in present) + " | "
+              + " | ".join(f"{rtt[r]:,.0f}" if r in rtt else "" for r in present) + " |")
 
 
 def svg(data, path):
@@ -69,7 +126,9 @@ def svg(data, path):
     sizes = sorted({s for (_, s) in data})
     xs = {s: i for i, s in enumerate(sizes)}
     series = []
-    for router, colour in (("cefnetd", "#c0392b"), ("pktlab", "#2471a3")):
+    for router, colour in (("cefnetd", "#c0392b"), ("csmgrd", "#7d3c98"), ("pktlab", "#2471a3")):
+        if not any((router, s) in data for s in sizes):
+            continue
         for key, dash, label in (("data_per_s", "", "Data/s at the consumer"),
                                  ("per_cpu_s", "6,4", "Data per router CPU-second")):
             pts = [(xs[s], med(data[(router, s)], key)) for s in sizes if (router, s) in data]
@@ -113,13 +172,9 @@ def svg(data, path):
 
 def main():
     data = load(sys.argv[1])
-    approx = {}
-    if len(sys.argv) > 3:
-        # Optional: "SIZE:FIFO:LRU,…" computed by pktlab (see docs/results/ccn-live.md).
-        for part in sys.argv[3].split(","):
-            s, f, l = part.split(":")
-            approx[int(s)] = (float(f), float(l))
-    table(data, approx)
+    contents = int(eval(sys.argv[3].replace("^", "**"))) if len(sys.argv) > 3 else 1 << 26
+    alpha = float(sys.argv[4]) if len(sys.argv) > 4 else 0.8
+    table(data, contents, alpha)
     svg(data, sys.argv[2])
 
 
