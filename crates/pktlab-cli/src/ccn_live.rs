@@ -70,6 +70,20 @@ fn rate(s: &str) -> Result<Rate, String> {
     Ok(Rate(Some(v)))
 }
 
+/// Flags shared by the roles that serve until stopped (router, producer).
+#[derive(Args)]
+pub struct ServeArgs {
+    /// Cefore wire dialect.
+    #[arg(long, default_value = "v0.12", value_parser = dialect)]
+    dialect: Dialect,
+    /// Stop after this many seconds (default: until SIGINT).
+    #[arg(long, value_parser = secs)]
+    duration: Option<Duration>,
+    /// Print one JSON object on stdout at exit.
+    #[arg(long)]
+    json: bool,
+}
+
 /// `pktlab ccn router`
 #[derive(Args)]
 pub struct RouterArgs {
@@ -100,15 +114,8 @@ pub struct RouterArgs {
     /// Datagrams per recvmmsg/sendmmsg.
     #[arg(long, default_value_t = 64)]
     batch: usize,
-    /// Cefore wire dialect.
-    #[arg(long, default_value = "v0.12", value_parser = dialect)]
-    dialect: Dialect,
-    /// Stop after this many seconds (default: until SIGINT).
-    #[arg(long, value_parser = secs)]
-    duration: Option<Duration>,
-    /// Print one JSON object on stdout at exit.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    common: ServeArgs,
 }
 
 /// `pktlab ccn consumer`
@@ -188,15 +195,8 @@ pub struct ProducerArgs {
     /// Datagrams per recvmmsg/sendmmsg.
     #[arg(long, default_value_t = 64)]
     batch: usize,
-    /// Cefore wire dialect.
-    #[arg(long, default_value = "v0.12", value_parser = dialect)]
-    dialect: Dialect,
-    /// Stop after this many seconds (default: until SIGINT).
-    #[arg(long, value_parser = secs)]
-    duration: Option<Duration>,
-    /// Print one JSON object on stdout at exit.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    common: ServeArgs,
 }
 
 fn print(json: bool, v: &impl serde::Serialize, human: impl FnOnce()) -> Result<i32> {
@@ -232,11 +232,11 @@ pub fn router(a: RouterArgs) -> Result<i32> {
         cs_policy: policy,
         slot_bytes: a.slot_bytes as usize,
         workers: a.workers,
-        dialect: a.dialect,
+        dialect: a.common.dialect,
         pit_entries: a.pit_entries as usize,
         lifetime_ms: a.lifetime_ms,
         batch: a.batch.clamp(1, 1024),
-        duration: a.duration,
+        duration: a.common.duration,
         seed: 1,
     };
     stop_on_sigint();
@@ -262,7 +262,7 @@ pub fn router(a: RouterArgs) -> Result<i32> {
         );
         last = (s.interests, s.data_out);
     })?;
-    print(a.json, &r, || {
+    print(a.common.json, &r, || {
         let s = &r.stats;
         println!("dialect          {}", r.dialect);
         println!("elapsed_s        {:.2}", r.elapsed_s);
@@ -372,11 +372,11 @@ pub fn producer(a: ProducerArgs) -> Result<i32> {
         listen: a.listen,
         prefix: a.prefix,
         payload: a.payload as usize,
-        dialect: a.dialect,
+        dialect: a.common.dialect,
         cache_time_s: a.cache_time,
         chunks: a.chunks.max(1),
         batch: a.batch.clamp(1, 1024),
-        duration: a.duration,
+        duration: a.common.duration,
     };
     stop_on_sigint();
     eprintln!(
@@ -397,7 +397,7 @@ pub fn producer(a: ProducerArgs) -> Result<i32> {
         );
         last = r.interests;
     })?;
-    print(a.json, &r, || {
+    print(a.common.json, &r, || {
         println!("dialect          {}", r.dialect);
         println!("elapsed_s        {:.2}", r.elapsed_s);
         println!("interests        {}", r.interests);
