@@ -17,7 +17,13 @@ import sys
 
 
 def load(path):
-    rows = [json.loads(line) for line in open(path) if line.strip()]
+    rows = []
+    for n, line in enumerate(open(path), 1):
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError as e:
+            # A point whose producer or consumer wrote nothing (e.g. it could not bind).
+            print(f"{path}:{n}: skipped, not JSON ({e})", file=sys.stderr)
     out = {}
     for r in rows:
         c, p = r["consumer"], r["producer"]

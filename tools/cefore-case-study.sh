@@ -36,7 +36,15 @@ producer() { # $1 = json file
         --payload "$PAYLOAD" --json > "$1" 2> /dev/null &
     echo $!
 }
-stop() { kill -INT "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
+# Stops a process and waits until it is gone (it may not be this shell's child: `wait` alone
+# would return at once and the next producer could find port 9700 still taken).
+stop() {
+    for pid in "$@"; do
+        kill -INT "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+        while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+    done
+}
 # CPU seconds (user + system, all threads) the given processes have used so far.
 cpu() {
     for pid in "$@"; do cat "/proc/$pid/stat"; done |
