@@ -266,10 +266,10 @@ mod tests {
     #[test]
     fn small_sweep_on_loopback() {
         let cfg = CaseStudyConfig {
-            cs_entries: vec![0, 512],
-            contents: 1 << 13,
-            table_entries: 1 << 13,
-            warmup: Duration::from_millis(700),
+            cs_entries: vec![0, 256],
+            contents: 1 << 12,
+            table_entries: 1 << 12,
+            warmup: Duration::from_millis(1000),
             duration: Duration::from_millis(700),
             window: 16,
             ..Default::default()
