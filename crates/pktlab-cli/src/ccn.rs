@@ -13,6 +13,12 @@ use pktlab::lab::ccn::{self, CcnSimConfig};
 pub enum CcnCmd {
     /// Content-store hit ratios and forwarding rates under Zipf requests.
     Sim(SimArgs),
+    /// CCN router (CS → PIT → FIB) on UDP faces, interoperable with Cefore.
+    Router(crate::ccn_live::RouterArgs),
+    /// Zipf consumer sending Interests to a UDP face.
+    Consumer(crate::ccn_live::ConsumerArgs),
+    /// Producer answering Interests under a prefix on a UDP face.
+    Producer(crate::ccn_live::ProducerArgs),
 }
 
 /// `pktlab ccn sim`
@@ -59,6 +65,9 @@ pub struct SimArgs {
 pub fn run(cmd: CcnCmd) -> Result<i32> {
     match cmd {
         CcnCmd::Sim(a) => sim(a),
+        CcnCmd::Router(a) => crate::ccn_live::router(a),
+        CcnCmd::Consumer(a) => crate::ccn_live::consumer(a),
+        CcnCmd::Producer(a) => crate::ccn_live::producer(a),
     }
 }
 

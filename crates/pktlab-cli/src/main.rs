@@ -8,6 +8,7 @@ mod aqm;
 mod aqm_study;
 mod cache;
 mod ccn;
+mod ccn_live;
 mod gen;
 mod lpm;
 mod progress;

@@ -37,6 +37,8 @@ pub struct FwdCounters {
     pub data: u64,
     /// Packets dropped (any reason, including malformed).
     pub dropped: u64,
+    /// Well-formed packets of types not forwarded here (Interest Return, CCNinfo), skipped.
+    pub skipped: u64,
 }
 
 /// A single-threaded CCN forwarder over a content store `C` (`None` = CS off).
@@ -48,6 +50,7 @@ pub struct Forwarder<C: ContentStore> {
     pit: Pit,
     fib: Fib,
     hashes: [u64; MAX_SEGMENTS],
+    lifetime_ticks_per_ms: u64,
     /// Counters since construction.
     pub counters: FwdCounters,
 }
@@ -65,8 +68,26 @@ impl<C: ContentStore> Forwarder<C> {
             pit,
             fib,
             hashes: [0; MAX_SEGMENTS],
+            lifetime_ticks_per_ms: 0,
             counters: FwdCounters::default(),
         }
+    }
+
+    /// Honour each Interest's InterestLifetime for its PIT entry, with `now` counting
+    /// `ticks_per_ms` per millisecond (0, the default, = every entry lives the PIT's lifetime).
+    pub fn with_interest_lifetimes(mut self, ticks_per_ms: u64) -> Self {
+        self.lifetime_ticks_per_ms = ticks_per_ms;
+        self
+    }
+
+    /// Frees up to `budget` expired PIT entries; returns how many.
+    pub fn expire(&mut self, now: u64, budget: usize) -> usize {
+        self.pit.expire(now, budget)
+    }
+
+    /// Pending Interests.
+    pub fn pit_len(&self) -> usize {
+        self.pit.len()
     }
 
     /// The content store, if any.
@@ -84,6 +105,10 @@ impl<C: ContentStore> Forwarder<C> {
     ) -> Result<Action, TlvError> {
         let p = match tlv::parse(pkt) {
             Ok(p) => p,
+            Err(e @ TlvError::Unhandled(_)) => {
+                self.counters.skipped += 1;
+                return Err(e);
+            }
             Err(e) => {
                 self.counters.dropped += 1;
                 return Err(e);
@@ -118,7 +143,11 @@ impl<C: ContentStore> Forwarder<C> {
                     self.counters.dropped += 1;
                     return Ok(Action::Dropped);
                 };
-                match self.pit.insert(key, face, now) {
+                let life = match (self.lifetime_ticks_per_ms, p.lifetime_ms) {
+                    (0, _) | (_, None) => self.pit.lifetime(),
+                    (t, Some(ms)) => ms as u64 * t,
+                };
+                match self.pit.insert_for(key, face, now, life) {
                     PitInsert::New => {
                         send(out, pkt);
                         Ok(Action::Forwarded)

@@ -6,9 +6,11 @@
 pub mod cs;
 pub mod fib;
 pub mod forwarder;
+pub mod live;
 pub mod pit;
 pub mod sim;
 pub mod tlv;
+pub mod udp;
 
 pub use cs::{AnyCs, ContentStore, Policy};
 pub use fib::Fib;

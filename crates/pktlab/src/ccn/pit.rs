@@ -53,19 +53,34 @@ impl Pit {
         self.len() == 0
     }
 
-    /// Records an Interest for `key` from `face` (< 64) at time `now`.
+    /// Records an Interest for `key` from `face` (< 64) at time `now`, living the table's
+    /// default lifetime.
     #[inline]
     pub fn insert(&mut self, key: u64, face: u16, now: u64) -> PitInsert {
+        self.insert_for(key, face, now, self.lifetime)
+    }
+
+    /// The table's default lifetime.
+    pub fn lifetime(&self) -> u64 {
+        self.lifetime
+    }
+
+    /// Records an Interest for `key` from `face` (< 64) at time `now` that lives `lifetime`
+    /// time units (the Interest's own InterestLifetime). An aggregated Interest extends the
+    /// entry when it lives longer.
+    #[inline]
+    pub fn insert_for(&mut self, key: u64, face: u16, now: u64, lifetime: u64) -> PitInsert {
         let bit = 1u64 << (face & 63);
         if let Some(s) = self.index.get(key) {
             let s = s as usize;
             if self.expires[s] > now {
                 self.faces[s] |= bit;
+                self.expires[s] = self.expires[s].max(now + lifetime);
                 return PitInsert::Aggregated;
             }
             // Expired: restart the entry.
             self.faces[s] = bit;
-            self.expires[s] = now + self.lifetime;
+            self.expires[s] = now + lifetime;
             return PitInsert::New;
         }
         if self.free.is_empty() {
@@ -77,7 +92,7 @@ impl Pit {
         let su = s as usize;
         self.keys[su] = key;
         self.faces[su] = bit;
-        self.expires[su] = now + self.lifetime;
+        self.expires[su] = now + lifetime;
         self.index.insert(key, s);
         PitInsert::New
     }
@@ -133,5 +148,18 @@ mod tests {
         assert_eq!(p.insert(1, 1, 20), PitInsert::New); // expired entry restarted or re-added
         assert_eq!(p.satisfy(3, 21), Some(1));
         assert!(p.len() <= 2);
+    }
+
+    #[test]
+    fn per_interest_lifetimes() {
+        let mut p = Pit::new(4, 10);
+        assert_eq!(p.insert_for(1, 0, 0, 100), PitInsert::New);
+        assert_eq!(p.insert_for(2, 0, 0, 5), PitInsert::New);
+        // Entry 2 is gone after 5 units, entry 1 lives on.
+        assert_eq!(p.expire(6, 4), 1);
+        assert_eq!(p.satisfy(2, 6), None);
+        assert_eq!(p.insert_for(1, 2, 50, 200), PitInsert::Aggregated);
+        assert_eq!(p.expire(150, 4), 0, "aggregation extended the entry");
+        assert_eq!(p.satisfy(1, 240), Some(0b101));
     }
 }

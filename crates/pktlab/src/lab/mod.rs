@@ -36,6 +36,7 @@
 pub mod aqm;
 pub mod cache;
 pub mod ccn;
+pub mod ccn_live;
 pub mod lpm;
 pub mod traffic;
 

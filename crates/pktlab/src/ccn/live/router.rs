@@ -1,0 +1,495 @@
+//! The CCN router of paper 003's case study (§4: a Cefore router with or without a Content
+//! Store, measured in Data packets forwarded per second) on real UDP faces: pktlab's
+//! [`Forwarder`] (CS → PIT → FIB) behind batched `recvmmsg` / `sendmmsg`.
+//!
+//! Faces are UDP peers. Each worker owns a downstream socket on the listen address (shared with
+//! `SO_REUSEPORT` when there are several workers, so the kernel spreads downstream peers over
+//! them) and an upstream socket on an ephemeral port from which it sends to the routes' next
+//! hops, so that Data comes back to the worker whose PIT holds the Interest. Each worker has its
+//! own forwarder and a 1/N share of the CS. A PIT entry lives for its Interest's
+//! InterestLifetime (the configured default when the Interest carries none).
+
+use super::Control;
+use crate::ccn::cs::{AnyCs, ContentStore, Policy};
+use crate::ccn::forwarder::{Action, Forwarder};
+use crate::ccn::tlv::{self, Dialect, TlvError};
+use crate::ccn::udp::{self, PeerKey, RxBatch, TxBatch};
+use crate::ccn::{Fib, Pit};
+use serde::Serialize;
+use std::io;
+use std::net::{SocketAddr, UdpSocket};
+use std::time::{Duration, Instant};
+
+/// Most faces per worker (the forwarder records faces in a 64-bit mask).
+pub const MAX_FACES: usize = 64;
+
+/// Router settings.
+#[derive(Clone, Debug)]
+pub struct RouterConfig {
+    /// Downstream address to listen on.
+    pub listen: SocketAddr,
+    /// Routes: name prefix (URI) → next hop.
+    pub routes: Vec<(String, SocketAddr)>,
+    /// Content-store entries in total (0 = CS off).
+    pub cs_entries: usize,
+    /// Replacement policy.
+    pub cs_policy: Policy,
+    /// Largest Data packet the CS keeps (bytes per arena slot).
+    pub slot_bytes: usize,
+    /// Worker threads.
+    pub workers: usize,
+    /// Wire dialect (reported; the forwarder itself is dialect-agnostic: names are bytes).
+    pub dialect: Dialect,
+    /// PIT entries per worker.
+    pub pit_entries: usize,
+    /// PIT lifetime (ms) of an Interest without an InterestLifetime.
+    pub lifetime_ms: u64,
+    /// Datagrams per system call.
+    pub batch: usize,
+    /// Stop after this long (`None` = until stopped).
+    pub duration: Option<Duration>,
+    /// Seed of the random replacement policy.
+    pub seed: u64,
+}
+
+impl Default for RouterConfig {
+    fn default() -> Self {
+        RouterConfig {
+            listen: "127.0.0.1:9695".parse().unwrap(),
+            routes: Vec::new(),
+            cs_entries: 0,
+            cs_policy: Policy::Lru,
+            slot_bytes: 2048,
+            workers: 1,
+            dialect: Dialect::default(),
+            pit_entries: 65536,
+            lifetime_ms: 4000,
+            batch: 64,
+            duration: None,
+            seed: 1,
+        }
+    }
+}
+
+/// Live counter indices in [`Control`] for the router (sums over workers).
+pub mod ctr {
+    /// Datagrams received.
+    pub const RECEIVED: usize = 0;
+    /// Interests received.
+    pub const INTERESTS: usize = 1;
+    /// Interests answered from the CS.
+    pub const CS_HITS: usize = 2;
+    /// Data packets sent downstream (CS hits + Data delivered to PIT faces).
+    pub const DATA_OUT: usize = 3;
+    /// Interests forwarded upstream.
+    pub const FORWARDED: usize = 4;
+    /// Malformed datagrams.
+    pub const MALFORMED: usize = 5;
+    /// Interest Return / CCNinfo packets skipped.
+    pub const SKIPPED: usize = 6;
+}
+
+/// Router counters (sums over workers).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct RouterStats {
+    /// Datagrams received.
+    pub received: u64,
+    /// Datagrams sent.
+    pub sent: u64,
+    /// Interests received.
+    pub interests: u64,
+    /// Interests answered from the CS.
+    pub cs_hits: u64,
+    /// Interests forwarded upstream.
+    pub forwarded: u64,
+    /// Interests aggregated into a pending PIT entry.
+    pub aggregated: u64,
+    /// Interests dropped (no route, hop limit 0, PIT full).
+    pub dropped: u64,
+    /// Data packets received.
+    pub data: u64,
+    /// Data packets sent downstream (CS hits + deliveries to PIT faces).
+    pub data_out: u64,
+    /// Data without a pending Interest.
+    pub unsolicited: u64,
+    /// Malformed datagrams (counted, dropped).
+    pub malformed: u64,
+    /// Interest Return / CCNinfo packets (counted, skipped).
+    pub skipped: u64,
+    /// PIT entries freed by expiry.
+    pub pit_expired: u64,
+    /// Datagrams dropped because a worker already had [`MAX_FACES`] faces.
+    pub face_overflow: u64,
+    /// Sends the kernel refused.
+    pub send_errors: u64,
+    /// Datagrams cut at the receive buffer size.
+    pub truncated: u64,
+    /// Faces known at the end.
+    pub faces: u64,
+    /// `recvmmsg` calls that returned datagrams (received / this = mean receive batch).
+    pub rx_calls: u64,
+    /// `sendmmsg` calls (sent / this = mean send batch).
+    pub tx_calls: u64,
+}
+
+impl RouterStats {
+    fn add(&mut self, o: &RouterStats) {
+        self.received += o.received;
+        self.sent += o.sent;
+        self.interests += o.interests;
+        self.cs_hits += o.cs_hits;
+        self.forwarded += o.forwarded;
+        self.aggregated += o.aggregated;
+        self.dropped += o.dropped;
+        self.data += o.data;
+        self.data_out += o.data_out;
+        self.unsolicited += o.unsolicited;
+        self.malformed += o.malformed;
+        self.skipped += o.skipped;
+        self.pit_expired += o.pit_expired;
+        self.face_overflow += o.face_overflow;
+        self.send_errors += o.send_errors;
+        self.truncated += o.truncated;
+        self.faces += o.faces;
+        self.rx_calls += o.rx_calls;
+        self.tx_calls += o.tx_calls;
+    }
+
+    fn live(&self) -> [u64; 7] {
+        [
+            self.received,
+            self.interests,
+            self.cs_hits,
+            self.data_out,
+            self.forwarded,
+            self.malformed,
+            self.skipped,
+        ]
+    }
+}
+
+/// Content-store summary.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct CsReport {
+    /// Replacement policy.
+    pub policy: String,
+    /// Capacity (entries, all workers).
+    pub capacity: usize,
+    /// Entries held at the end.
+    pub entries: usize,
+    /// Interests answered from the CS.
+    pub hits: u64,
+    /// hits / Interests received.
+    pub hit_ratio: f64,
+}
+
+/// What the router did.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RouterResult {
+    /// Dialect spoken.
+    pub dialect: String,
+    /// Downstream address.
+    pub listen: String,
+    /// Worker threads.
+    pub workers: usize,
+    /// Routes as `PREFIX=udp:ADDR:PORT`.
+    pub routes: Vec<String>,
+    /// Content store.
+    pub cs: CsReport,
+    /// Counters.
+    pub stats: RouterStats,
+    /// Seconds run.
+    pub elapsed_s: f64,
+    /// Data packets sent downstream per second over the run.
+    pub data_per_s: f64,
+    /// Interests received per second over the run.
+    pub interests_per_s: f64,
+}
+
+/// The faces of one worker: (socket index, peer), found by a linear scan (a handful of faces;
+/// no hashing per packet).
+struct Faces {
+    list: Vec<(u8, PeerKey)>,
+    last: usize,
+}
+
+impl Faces {
+    #[inline]
+    fn find_or_add(&mut self, sock: u8, peer: PeerKey) -> Option<u16> {
+        if let Some(&(s, p)) = self.list.get(self.last) {
+            if s == sock && p == peer {
+                return Some(self.last as u16);
+            }
+        }
+        let i = match self.list.iter().position(|&(s, p)| s == sock && p == peer) {
+            Some(i) => i,
+            None if self.list.len() < MAX_FACES => {
+                self.list.push((sock, peer));
+                self.list.len() - 1
+            }
+            None => return None,
+        };
+        self.last = i;
+        Some(i as u16)
+    }
+}
+
+struct Worker {
+    fwd: Forwarder<AnyCs>,
+    faces: Faces,
+    socks: [UdpSocket; 2],
+    rx: [RxBatch; 2],
+    tx: [TxBatch; 2],
+    st: RouterStats,
+}
+
+impl Worker {
+    fn new(cfg: &RouterConfig, idx: usize, down: UdpSocket) -> io::Result<Worker> {
+        let any: SocketAddr = if cfg.listen.is_ipv4() {
+            "0.0.0.0:0".parse().unwrap()
+        } else {
+            "[::]:0".parse().unwrap()
+        };
+        let up = udp::bind(any, false)?;
+        let mut faces = Faces {
+            list: Vec::with_capacity(MAX_FACES),
+            last: 0,
+        };
+        let mut fib = Fib::new();
+        let mut name = Vec::new();
+        for (prefix, hop) in &cfg.routes {
+            let f = faces
+                .find_or_add(1, PeerKey::of(*hop))
+                .ok_or_else(|| io::Error::other("more than 64 next hops"))?;
+            tlv::name_from_uri_in(prefix, cfg.dialect, &mut name);
+            fib.add(&name, f);
+        }
+        let w = cfg.workers.max(1);
+        let cap = cfg.cs_entries.div_ceil(w);
+        let cs = (cap > 0).then(|| AnyCs::new(cfg.cs_policy, cap, cfg.seed + idx as u64));
+        let pit = Pit::new(cfg.pit_entries.max(16), cfg.lifetime_ms);
+        Ok(Worker {
+            fwd: Forwarder::new(cs, cfg.slot_bytes, pit, fib).with_interest_lifetimes(1),
+            faces,
+            socks: [down, up],
+            rx: [RxBatch::new(cfg.batch), RxBatch::new(cfg.batch)],
+            tx: [TxBatch::new(cfg.batch), TxBatch::new(cfg.batch)],
+            st: RouterStats::default(),
+        })
+    }
+
+    /// One pass over both sockets; returns datagrams handled.
+    fn poll_once(&mut self, now: u64) -> io::Result<usize> {
+        let mut got = 0;
+        for s in 0..2 {
+            let n = self.rx[s].recv(&self.socks[s])?;
+            got += n;
+            for i in 0..n {
+                let (pkt, from) = self.rx[s].get(i);
+                self.st.received += 1;
+                let Some(face) = from.and_then(|p| self.faces.find_or_add(s as u8, p)) else {
+                    self.st.face_overflow += 1;
+                    continue;
+                };
+                let (faces, tx, socks) = (&self.faces, &mut self.tx, &self.socks);
+                let mut err = None;
+                let mut send = |f: u16, b: &[u8]| {
+                    let (ss, peer) = faces.list[f as usize];
+                    let ss = ss as usize;
+                    if tx[ss].is_full() {
+                        if let Err(e) = tx[ss].flush(&socks[ss]) {
+                            err = Some(e);
+                        }
+                    }
+                    tx[ss].push(peer.addr(), b);
+                };
+                match self.fwd.handle(pkt, face, now, &mut send) {
+                    Ok(Action::CsHit) => {
+                        self.st.interests += 1;
+                        self.st.cs_hits += 1;
+                        self.st.data_out += 1;
+                    }
+                    Ok(Action::Forwarded) => {
+                        self.st.interests += 1;
+                        self.st.forwarded += 1;
+                    }
+                    Ok(Action::Aggregated) => {
+                        self.st.interests += 1;
+                        self.st.aggregated += 1;
+                    }
+                    Ok(Action::Dropped) => {
+                        self.st.interests += 1;
+                        self.st.dropped += 1;
+                    }
+                    Ok(Action::Delivered(k)) => {
+                        self.st.data += 1;
+                        self.st.data_out += k as u64;
+                    }
+                    Ok(Action::Unsolicited) => {
+                        self.st.data += 1;
+                        self.st.unsolicited += 1;
+                    }
+                    Err(TlvError::Unhandled(_)) => self.st.skipped += 1,
+                    Err(_) => self.st.malformed += 1,
+                }
+                if let Some(e) = err {
+                    return Err(e);
+                }
+            }
+        }
+        for s in 0..2 {
+            if !self.tx[s].is_empty() {
+                self.tx[s].flush(&self.socks[s])?;
+            }
+        }
+        Ok(got)
+    }
+
+    fn finish_stats(&mut self) -> RouterStats {
+        self.st.sent = self.tx[0].sent + self.tx[1].sent;
+        self.st.send_errors = self.tx[0].send_errors + self.tx[1].send_errors;
+        self.st.truncated = self.rx[0].truncated + self.rx[1].truncated;
+        self.st.faces = self.faces.list.len() as u64;
+        self.st.rx_calls = self.rx[0].calls + self.rx[1].calls;
+        self.st.tx_calls = self.tx[0].calls + self.tx[1].calls;
+        self.st
+    }
+
+    fn run(&mut self, ctl: &Control) -> io::Result<()> {
+        let t0 = Instant::now();
+        let mut since_expire = 0usize;
+        while !ctl.stopped() {
+            // Milliseconds, +1 so that a PIT entry recorded at start never reads as expired.
+            let now = t0.elapsed().as_millis() as u64 + 1;
+            let got = self.poll_once(now)?;
+            since_expire += got;
+            if got == 0 || since_expire >= 4096 {
+                self.st.pit_expired += self.fwd.expire(now, 1024) as u64;
+                since_expire = 0;
+            }
+            self.finish_stats();
+            ctl.publish(&self.st.live());
+            if got == 0 {
+                let [a, b] = &self.socks;
+                udp::wait_readable(&[a, b], 5);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Runs the router until `ctl` is stopped or the duration passes; `progress` gets the result
+/// so far once per second.
+pub fn run_router(
+    cfg: &RouterConfig,
+    ctl: &Control,
+    progress: &mut dyn FnMut(&RouterResult),
+) -> io::Result<RouterResult> {
+    let w = cfg.workers.max(1);
+    let mut workers = Vec::with_capacity(w);
+    for i in 0..w {
+        let down = udp::bind(cfg.listen, w > 1)?;
+        if i == 0 {
+            ctl.set_bound(down.local_addr()?);
+        }
+        let listen = down.local_addr()?;
+        let mut c = cfg.clone();
+        c.listen = listen;
+        workers.push(Worker::new(&c, i, down)?);
+    }
+    let listen = workers[0].socks[0].local_addr()?;
+    let ctls: Vec<Control> = (0..w).map(|_| Control::new()).collect();
+    let mut res = RouterResult {
+        dialect: cfg.dialect.as_str().into(),
+        listen: listen.to_string(),
+        workers: w,
+        routes: cfg
+            .routes
+            .iter()
+            .map(|(p, a)| format!("{p}=udp:{a}"))
+            .collect(),
+        ..Default::default()
+    };
+    let t0 = Instant::now();
+    let outcome: io::Result<Vec<Worker>> = std::thread::scope(|s| {
+        let handles: Vec<_> = workers
+            .into_iter()
+            .zip(&ctls)
+            .map(|(mut wk, c)| {
+                s.spawn(move || {
+                    let r = wk.run(c);
+                    // A failing worker stops the others.
+                    c.stop();
+                    r.map(|_| wk)
+                })
+            })
+            .collect();
+        let mut next = 1.0;
+        loop {
+            std::thread::sleep(Duration::from_millis(20));
+            let el = t0.elapsed().as_secs_f64();
+            let mut sum = [0u64; 7];
+            for c in &ctls {
+                for (k, v) in sum.iter_mut().enumerate() {
+                    *v += c.get(k);
+                }
+            }
+            ctl.publish(&sum);
+            let done = ctl.stopped()
+                || cfg.duration.is_some_and(|d| el >= d.as_secs_f64())
+                || ctls.iter().any(|c| c.stopped());
+            if el >= next && !done {
+                next += 1.0;
+                res.elapsed_s = el;
+                res.stats.received = sum[ctr::RECEIVED];
+                res.stats.interests = sum[ctr::INTERESTS];
+                res.stats.cs_hits = sum[ctr::CS_HITS];
+                res.stats.data_out = sum[ctr::DATA_OUT];
+                res.stats.forwarded = sum[ctr::FORWARDED];
+                res.stats.malformed = sum[ctr::MALFORMED];
+                res.stats.skipped = sum[ctr::SKIPPED];
+                progress(&res);
+            }
+            if done {
+                break;
+            }
+        }
+        for c in &ctls {
+            c.stop();
+        }
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .map_err(|_| io::Error::other("router worker panicked"))?
+            })
+            .collect()
+    });
+    let mut workers = outcome?;
+    res.elapsed_s = t0.elapsed().as_secs_f64();
+    let mut st = RouterStats::default();
+    let (mut cap, mut used) = (0, 0);
+    for wk in &mut workers {
+        st.add(&wk.finish_stats());
+        if let Some(cs) = wk.fwd.cs() {
+            cap += cs.capacity();
+            used += cs.len();
+        }
+    }
+    ctl.publish(&st.live());
+    res.stats = st;
+    res.cs = CsReport {
+        policy: if cap > 0 {
+            cfg.cs_policy.as_str().into()
+        } else {
+            "off".into()
+        },
+        capacity: cap,
+        entries: used,
+        hits: st.cs_hits,
+        hit_ratio: st.cs_hits as f64 / st.interests.max(1) as f64,
+    };
+    res.data_per_s = st.data_out as f64 / res.elapsed_s.max(1e-9);
+    res.interests_per_s = st.interests as f64 / res.elapsed_s.max(1e-9);
+    Ok(res)
+}
