@@ -18,6 +18,11 @@
 //!   baselines);
 //! * [`netsim`] — a packet-level discrete-event simulator (TCP Reno/NewReno/Vegas, UDP CBR,
 //!   the dumbbell of paper 002 fig. 4) hosting the `aqm` disciplines;
+//! * [`mbuf`] — message buffers: pool, per-worker caches, the `dpdk` and compact per-batch
+//!   metadata layouts of paper 001;
+//! * [`port`] — rx/tx bursts: null, in-memory pcap/synthetic replay, pcap capture; RSS;
+//! * [`pipeline`] — the batched data plane wiring every component (paper 001);
+//! * [`lab`] — experiments as library functions (config in, serde result out);
 //! * [`util`] — small deterministic helpers (splitmix64, xorshift) shared by generators and
 //!   benchmarks.
 //!
@@ -28,8 +33,12 @@ pub mod aqm;
 pub mod ccn;
 pub mod flowcache;
 pub mod io;
+pub mod lab;
 pub mod lpm;
+pub mod mbuf;
 pub mod net;
 pub mod netsim;
+pub mod pipeline;
+pub mod port;
 pub mod traffic;
 pub mod util;
