@@ -302,6 +302,7 @@ mod tests {
             TransportSlice::Udp(u) => assert_eq!(u.length() as usize, l4),
             TransportSlice::Tcp(t) => assert_eq!(t.data_offset(), 5),
             TransportSlice::Icmpv4(_) | TransportSlice::Icmpv6(_) => {}
+            _ => unreachable!(),
         }
     }
 
