@@ -59,7 +59,9 @@ pub struct Pool {
     data_off: usize,
     data_room: usize,
     count: u32,
-    common: Mutex<Vec<Buf>>,
+    // Boxed so that `Pool` itself holds no `UnsafeCell`: a `&Pool` is then read-only to the
+    // optimiser, which keeps `base`/`stride` in registers across packet writes.
+    common: Box<Mutex<Vec<Buf>>>,
 }
 
 // SAFETY: the arena is only reached through `Buf` handles, which are unique (not Clone/Copy,
@@ -119,7 +121,7 @@ impl Pool {
             data_off,
             data_room,
             count,
-            common: Mutex::new(common),
+            common: Box::new(Mutex::new(common)),
         }
     }
 
