@@ -61,11 +61,13 @@ pub fn queue_of(hash: u32, queues: usize) -> usize {
 mod tests {
     use super::*;
 
-    /// The Microsoft verification suite: (source, destination, sport, dport, 2-tuple hash,
-    /// 4-tuple hash).
+    /// (source, destination, sport, dport, 2-tuple hash, 4-tuple hash).
+    type Vector = ([u8; 4], [u8; 4], u16, u16, u32, u32);
+
+    /// The Microsoft verification suite.
     #[test]
     fn microsoft_verification_vectors() {
-        let v4: [([u8; 4], [u8; 4], u16, u16, u32, u32); 5] = [
+        let v4: [Vector; 5] = [
             (
                 [66, 9, 149, 187],
                 [161, 142, 100, 80],
