@@ -23,8 +23,9 @@ import statistics
 import subprocess
 import time
 
+# A private --file-prefix so that other DPDK processes on the machine do not collide.
 EAL = ["--no-huge", "--no-pci", "-m", "1024", "--no-telemetry", "-l", "0,1",
-       "--vdev", "net_null0", "--vdev", "net_null1"]
+       "--vdev", "net_null0", "--vdev", "net_null1", f"--file-prefix=pktlab-tp-{os.getpid()}"]
 
 
 def testpmd(mode, burst, seconds):
