@@ -5,7 +5,7 @@
 //! records are contiguous: packet `i` at offset `i × S` of the block.
 
 use super::pool::{Buf, Pool, PoolCache};
-use super::{read_field, write_record, Layout, RxMeta, DATA_ROOM, HEADROOM};
+use super::{compact_reads, read_field, write_record, Layout, RxMeta, DATA_ROOM, HEADROOM};
 use std::sync::Arc;
 
 /// Blocks each worker's metadata-pool cache holds.
@@ -67,23 +67,7 @@ impl<const S: usize> Layout for CompactAlloc<S> {
         }
     }
 
-    #[inline(always)]
-    fn data_len(&self, _pool: &Pool, _buf: &Buf, i: usize) -> u16 {
-        u16::from_le_bytes(read_field::<S, 2>(self.rec(i), 0))
-    }
-
-    #[inline(always)]
-    fn rss(&self, _pool: &Pool, _buf: &Buf, i: usize) -> u32 {
-        u32::from_le_bytes(read_field::<S, 4>(self.rec(i), 4))
-    }
-
-    #[inline(always)]
-    fn ts_ns(&self, _pool: &Pool, _buf: &Buf, i: usize) -> u64 {
-        u64::from_le_bytes(read_field::<S, 8>(self.rec(i), 8))
-    }
-
-    #[inline(always)]
-    fn release(&mut self, _pool: &Pool, _buf: &mut Buf) {}
+    compact_reads!();
 
     #[inline(always)]
     fn end(&mut self) {

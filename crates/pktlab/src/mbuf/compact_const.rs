@@ -5,7 +5,7 @@
 //! lines that stay hot from one batch to the next.
 
 use super::pool::{Buf, Pool};
-use super::{read_field, write_record, Layout, RxMeta, DATA_ROOM, HEADROOM};
+use super::{compact_reads, read_field, write_record, Layout, RxMeta, DATA_ROOM, HEADROOM};
 use std::sync::Arc;
 
 /// Compact metadata of `S` bytes per packet in one reused per-worker region.
@@ -60,23 +60,7 @@ impl<const S: usize> Layout for CompactConst<S> {
         }
     }
 
-    #[inline(always)]
-    fn data_len(&self, _pool: &Pool, _buf: &Buf, i: usize) -> u16 {
-        u16::from_le_bytes(read_field::<S, 2>(self.rec(i), 0))
-    }
-
-    #[inline(always)]
-    fn rss(&self, _pool: &Pool, _buf: &Buf, i: usize) -> u32 {
-        u32::from_le_bytes(read_field::<S, 4>(self.rec(i), 4))
-    }
-
-    #[inline(always)]
-    fn ts_ns(&self, _pool: &Pool, _buf: &Buf, i: usize) -> u64 {
-        u64::from_le_bytes(read_field::<S, 8>(self.rec(i), 8))
-    }
-
-    #[inline(always)]
-    fn release(&mut self, _pool: &Pool, _buf: &mut Buf) {}
+    compact_reads!();
 
     #[inline(always)]
     fn end(&mut self) {}

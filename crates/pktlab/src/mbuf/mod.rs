@@ -126,6 +126,31 @@ impl std::str::FromStr for MetaKind {
     }
 }
 
+/// The read accessors of a compact layout whose type has `fn rec(&self, i) -> &[u8]`
+/// (packet `i`'s S-byte record): length, RSS hash and timestamp at their record offsets.
+macro_rules! compact_reads {
+    () => {
+        #[inline(always)]
+        fn data_len(&self, _pool: &Pool, _buf: &Buf, i: usize) -> u16 {
+            u16::from_le_bytes(read_field::<S, 2>(self.rec(i), 0))
+        }
+
+        #[inline(always)]
+        fn rss(&self, _pool: &Pool, _buf: &Buf, i: usize) -> u32 {
+            u32::from_le_bytes(read_field::<S, 4>(self.rec(i), 4))
+        }
+
+        #[inline(always)]
+        fn ts_ns(&self, _pool: &Pool, _buf: &Buf, i: usize) -> u64 {
+            u64::from_le_bytes(read_field::<S, 8>(self.rec(i), 8))
+        }
+
+        #[inline(always)]
+        fn release(&mut self, _pool: &Pool, _buf: &mut Buf) {}
+    };
+}
+pub(crate) use compact_reads;
+
 /// Writes the compact record of `S` bytes for `rx` into `rec` (exactly `S` bytes).
 #[inline(always)]
 pub(crate) fn write_record<const S: usize>(rec: &mut [u8], rx: &RxMeta) {

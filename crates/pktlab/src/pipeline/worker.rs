@@ -15,7 +15,7 @@ use crate::flowcache::Policy;
 use crate::lpm::shared::LpmReader;
 use crate::lpm::Poptrie;
 use crate::mbuf::{Buf, Layout, Pool, PoolCache};
-use crate::net::NextHop;
+use crate::net::{Address, NextHop};
 use crate::port::{AnyRx, AnyTx, RxPort, TxPort};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -135,6 +135,31 @@ fn cache_fill<P: Policy>(
         if nh[i] != 0 {
             c.fill(rss[i], hdr[i].v6, hdr[i].dst, nh[i]);
         }
+    }
+}
+
+/// Looks the batch's misses of one family up together (`addrs[k]` is packet `idx[k]`'s
+/// destination) and writes their next hops (0: no route, or no table for the family).
+#[inline]
+fn lookup_misses<A: Address>(
+    table: Option<&LpmReader<A, Poptrie<A>>>,
+    addrs: &[A],
+    idx: &[u32],
+    out: &mut [Option<NextHop>],
+    nh: &mut [u32],
+) {
+    if addrs.is_empty() {
+        return;
+    }
+    let out = &mut out[..addrs.len()];
+    match table {
+        Some(t) => {
+            t.lookup_batch(addrs, out);
+        }
+        None => out.fill(None),
+    }
+    for (&i, r) in idx.iter().zip(out.iter()) {
+        nh[i as usize] = NextHop::raw(*r);
     }
 }
 
@@ -301,30 +326,9 @@ impl<L: Layout> Worker<L> {
                 }
             }
         }
-        if !self.a4.is_empty() {
-            let out = &mut self.r4[..self.a4.len()];
-            match &tables.v4 {
-                Some(t) => {
-                    t.lookup_batch(&self.a4, out);
-                }
-                None => out.fill(None),
-            }
-            for (&i, r) in self.m4.iter().zip(out.iter()) {
-                self.nh[i as usize] = NextHop::raw(*r);
-            }
-        }
-        if !self.a6.is_empty() {
-            let out = &mut self.r6[..self.a6.len()];
-            match &tables.v6 {
-                Some(t) => {
-                    t.lookup_batch(&self.a6, out);
-                }
-                None => out.fill(None),
-            }
-            for (&i, r) in self.m6.iter().zip(out.iter()) {
-                self.nh[i as usize] = NextHop::raw(*r);
-            }
-        }
+        let nh = &mut self.nh[..n];
+        lookup_misses(tables.v4.as_ref(), &self.a4, &self.m4, &mut self.r4, nh);
+        lookup_misses(tables.v6.as_ref(), &self.a6, &self.m6, &mut self.r6, nh);
         if let Some(fc) = &mut self.fcache {
             let (hdr, rss, nh) = (&self.hdr[..n], &self.rss[..n], &self.nh[..n]);
             with_cache!(fc, x => {
