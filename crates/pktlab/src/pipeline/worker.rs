@@ -377,7 +377,7 @@ impl<L: Layout> Worker<L> {
                 self.keep.push(b);
             }
         }
-        // 5. Output queue (full), then transmit.
+        // 5. Output queue (full), then transmit; free what was dropped.
         if let Some(q) = &mut self.queue {
             self.qout.clear();
             let OutQueue { disc, link, drops } = q;
@@ -385,21 +385,8 @@ impl<L: Layout> Worker<L> {
             c.aqm = link.drops;
             self.send_departures();
         } else {
-            self.tx.tx_burst(
-                &self.pool,
-                &mut self.cache,
-                &mut self.layout,
-                &mut self.keep,
-                &self.lens[..k],
-                &self.ts[..k],
-            );
+            self.transmit(k);
         }
-        crate::port::free_all(
-            &self.pool,
-            &mut self.cache,
-            &mut self.layout,
-            &mut self.free,
-        );
     }
 
     /// Transmits the packets the link sent (`qout`) and frees what the queue dropped.
@@ -411,7 +398,11 @@ impl<L: Layout> Worker<L> {
             self.ts[k] = p.ts;
             self.keep.push(q.link.unpark(p.buf));
         }
-        let k = self.qout.len();
+        self.transmit(self.qout.len());
+    }
+
+    /// Transmits `keep` (`lens[..k]`, `ts[..k]`) and returns `free` to the pool.
+    fn transmit(&mut self, k: usize) {
         self.tx.tx_burst(
             &self.pool,
             &mut self.cache,
