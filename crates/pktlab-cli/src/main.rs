@@ -11,6 +11,7 @@ mod ccn;
 mod forward;
 mod gen;
 mod lpm;
+mod progress;
 mod size;
 
 use clap::{Parser, Subcommand};

@@ -22,7 +22,9 @@
 //!   metadata layouts of paper 001;
 //! * [`port`] — rx/tx bursts: null, in-memory pcap/synthetic replay, pcap capture; RSS;
 //! * [`pipeline`] — the batched data plane wiring every component (paper 001);
-//! * [`lab`] — experiments as library functions (config in, serde result out);
+//! * [`lab`] — every experiment (benchmarks, simulations, sweeps) as a function from a
+//!   serde config to a serde result with a progress callback: what the CLI, the HTML report
+//!   and Python call;
 //! * [`util`] — small deterministic helpers (splitmix64, xorshift) shared by generators and
 //!   benchmarks.
 //!
