@@ -9,6 +9,7 @@ mod aqm_study;
 mod cache;
 mod ccn;
 mod ccn_live;
+mod forward;
 mod gen;
 mod lpm;
 mod progress;
@@ -44,6 +45,8 @@ enum Cmd {
     /// Content-centric networking: content-store and forwarder simulations.
     #[command(subcommand)]
     Ccn(ccn::CcnCmd),
+    /// Forward packets through the batched data plane (paper 001 message buffers + cache + Poptrie + AQM).
+    Forward(forward::ForwardArgs),
 }
 
 fn main() {
@@ -55,6 +58,7 @@ fn main() {
         Cmd::Aqm(c) => aqm::run_cmd(c),
         Cmd::Gen(c) => gen::run(c),
         Cmd::Ccn(c) => ccn::run(c),
+        Cmd::Forward(a) => forward::run(a),
     };
     match res {
         Ok(code) => std::process::exit(code),

@@ -18,6 +18,10 @@
 //!   baselines);
 //! * [`netsim`] — a packet-level discrete-event simulator (TCP Reno/NewReno/Vegas, UDP CBR,
 //!   the dumbbell of paper 002 fig. 4) hosting the `aqm` disciplines;
+//! * [`mbuf`] — message buffers: pool, per-worker caches, the `dpdk` and compact per-batch
+//!   metadata layouts of paper 001;
+//! * [`port`] — rx/tx bursts: null, in-memory pcap/synthetic replay, pcap capture; RSS;
+//! * [`pipeline`] — the batched data plane wiring every component (paper 001);
 //! * [`lab`] — every experiment (benchmarks, simulations, sweeps) as a function from a
 //!   serde config to a serde result with a progress callback: what the CLI, the HTML report
 //!   and Python call;
@@ -33,7 +37,10 @@ pub mod flowcache;
 pub mod io;
 pub mod lab;
 pub mod lpm;
+pub mod mbuf;
 pub mod net;
 pub mod netsim;
+pub mod pipeline;
+pub mod port;
 pub mod traffic;
 pub mod util;

@@ -30,6 +30,9 @@ impl Policy for Fifo {
     fn sets(&self) -> usize {
         self.keys.len() / self.ways
     }
+    fn set_keys(&self, set: usize) -> &[u32] {
+        &self.keys[set * self.ways..(set + 1) * self.ways]
+    }
     #[inline(always)]
     fn access(&mut self, set: usize, key: u32, _next_use: u64) -> Access {
         let w = &self.keys[set * self.ways..(set + 1) * self.ways];

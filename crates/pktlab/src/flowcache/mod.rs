@@ -70,6 +70,9 @@ pub trait Policy {
     fn access(&mut self, set: usize, key: u32, next_use: u64) -> Access;
     /// Inserts `key` (not cached) into `set`.
     fn insert(&mut self, set: usize, key: u32, next_use: u64);
+    /// The keys `set` holds, in way order ([`EMPTY`] for an empty way) — for callers that
+    /// keep a value beside each cached key (the data plane's next-hop cache).
+    fn set_keys(&self, set: usize) -> &[u32];
     /// The no-timing model's step: [`Policy::access`], then on a miss [`Policy::insert`] at
     /// once. Policies may override it with a fused, branch-free version of the same effect.
     #[inline(always)]

@@ -196,6 +196,23 @@ impl PacketReader {
 
     /// The next packet record, or `None` at the end (clean or truncated: see the report).
     pub fn next_record(&mut self) -> Option<PacketRecord> {
+        let r = self.next_frame(|ts_ns, lt, data| PacketRecord {
+            ts_ns,
+            key: lt.and_then(|lt| flow_key(lt, data)),
+        })?;
+        if r.key.is_none() {
+            self.report.skipped += 1;
+        }
+        Some(r)
+    }
+
+    /// The next packet record as `f(ts_ns, link type, frame bytes)` (the link type is `None`
+    /// for a pcapng packet of an undeclared interface), or `None` at the end. Records are
+    /// counted in the report; skipping is the caller's business.
+    pub fn next_frame<T>(
+        &mut self,
+        mut f: impl FnMut(u64, Option<Linktype>, &[u8]) -> T,
+    ) -> Option<T> {
         while !self.done {
             match self.reader.next() {
                 Ok((offset, block)) => {
@@ -211,10 +228,8 @@ impl PacketReader {
                             } else {
                                 1_000_000
                             };
-                            Some(PacketRecord {
-                                ts_ns: ts_ns(b.ts_sec as u64, b.ts_usec as u64, per),
-                                key: flow_key(self.legacy_lt, b.data),
-                            })
+                            let t = ts_ns(b.ts_sec as u64, b.ts_usec as u64, per);
+                            Some(f(t, Some(self.legacy_lt), b.data))
                         }
                         PcapBlockOwned::NG(Block::InterfaceDescription(idb)) => {
                             let res = idb.ts_resolution().unwrap_or(1_000_000);
@@ -227,23 +242,15 @@ impl PacketReader {
                                 Some((lt, res, off)) => {
                                     let t = ((epb.ts_high as u64) << 32) | epb.ts_low as u64;
                                     let sec = (t / res.max(1)) as i64 + off;
-                                    PacketRecord {
-                                        ts_ns: ts_ns(sec.max(0) as u64, t % res.max(1), res),
-                                        key: flow_key(lt, epb.data),
-                                    }
+                                    let t = ts_ns(sec.max(0) as u64, t % res.max(1), res);
+                                    f(t, Some(lt), epb.data)
                                 }
-                                None => PacketRecord {
-                                    ts_ns: 0,
-                                    key: None,
-                                },
+                                None => f(0, None, epb.data),
                             })
                         }
                         PcapBlockOwned::NG(Block::SimplePacket(spb)) => {
                             let lt = self.ifaces.first().map(|i| i.0);
-                            Some(PacketRecord {
-                                ts_ns: 0,
-                                key: lt.and_then(|lt| flow_key(lt, spb.data)),
-                            })
+                            Some(f(0, lt, spb.data))
                         }
                         PcapBlockOwned::NG(_) => None,
                     };
@@ -251,9 +258,6 @@ impl PacketReader {
                     self.reader.consume(offset);
                     if let Some(r) = rec {
                         self.report.records += 1;
-                        if r.key.is_none() {
-                            self.report.skipped += 1;
-                        }
                         return Some(r);
                     }
                 }

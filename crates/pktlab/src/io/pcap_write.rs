@@ -148,6 +148,13 @@ pub enum L4 {
         /// Flag bits ([`tcp_flags`]).
         flags: u8,
     },
+    /// ICMP echo request (ICMPv6 echo request over IPv6) with identifier and sequence number.
+    Echo {
+        /// Identifier.
+        id: u16,
+        /// Sequence number.
+        seq: u16,
+    },
 }
 
 /// Largest payload a frame may carry (IPv4 total length and UDP length are 16-bit).
@@ -187,6 +194,10 @@ pub fn build_frame(out: &mut Vec<u8>, ips: Ips, l4: L4, payload: &[u8]) -> io::R
     let (proto, l4len) = match l4 {
         L4::Udp { .. } => (17u8, 8 + payload.len()),
         L4::Tcp { .. } => (6u8, 20 + payload.len()),
+        L4::Echo { .. } => match ips {
+            Ips::V4(..) => (1u8, 8 + payload.len()),
+            Ips::V6(..) => (58u8, 8 + payload.len()),
+        },
     };
     // Pseudo-header sum.
     let mut pseudo = proto as u32 + l4len as u32;
@@ -238,6 +249,16 @@ pub fn build_frame(out: &mut Vec<u8>, ips: Ips, l4: L4, payload: &[u8]) -> io::R
             out.extend_from_slice(&[5 << 4, flags, 0xFF, 0xFF, 0, 0, 0, 0]);
             t + 16
         }
+        L4::Echo { id, seq } => {
+            let ty = if proto == 1 { 8 } else { 128 };
+            out.extend_from_slice(&[ty, 0, 0, 0]);
+            out.extend_from_slice(&id.to_be_bytes());
+            out.extend_from_slice(&seq.to_be_bytes());
+            if proto == 1 {
+                pseudo = 0; // ICMPv4 has no pseudo-header (RFC 792).
+            }
+            t + 2
+        }
     };
     out.extend_from_slice(payload);
     let mut c = fold(sum16(pseudo, &out[t..]));
@@ -260,20 +281,27 @@ mod tests {
                 let h = v4.header();
                 assert_eq!(fold(sum16(0, h.slice())), 0, "ipv4 header checksum");
                 let s = sum16(0, &h.source()) + sum16(0, &h.destination());
-                (s + h.protocol().0 as u32, h.total_len() as usize - 20)
+                let l4 = h.total_len() as usize - 20;
+                if h.protocol().0 == 1 {
+                    (0, l4)
+                } else {
+                    (s + h.protocol().0 as u32 + l4 as u32, l4)
+                }
             }
             NetSlice::Ipv6(v6) => {
                 let h = v6.header();
                 let s = sum16(0, &h.source()) + sum16(0, &h.destination());
-                (s + h.next_header().0 as u32, h.payload_length() as usize)
+                let l4 = h.payload_length() as usize;
+                (s + h.next_header().0 as u32 + l4 as u32, l4)
             }
             _ => unreachable!(),
         };
         let l4bytes = &frame[frame.len() - l4..];
-        assert_eq!(fold(sum16(pseudo + l4 as u32, l4bytes)), 0, "l4 checksum");
+        assert_eq!(fold(sum16(pseudo, l4bytes)), 0, "l4 checksum");
         match p.transport.unwrap() {
             TransportSlice::Udp(u) => assert_eq!(u.length() as usize, l4),
             TransportSlice::Tcp(t) => assert_eq!(t.data_offset(), 5),
+            TransportSlice::Icmpv4(_) | TransportSlice::Icmpv6(_) => {}
             _ => unreachable!(),
         }
     }
@@ -296,7 +324,7 @@ mod tests {
             Ips::V4(0x0A00_0001, 0xC0A8_0102),
             Ips::V6(0x2001_0db8 << 96 | 1, 0x2001_0db8 << 96 | 0xFFFF_0002),
         ] {
-            for l4 in [udp, tcp] {
+            for l4 in [udp, tcp, L4::Echo { id: 7, seq: 300 }] {
                 for n in [0usize, 1, 7, 100, 1401] {
                     let payload: Vec<u8> = (0..n).map(|i| (i * 31 + 5) as u8).collect();
                     build_frame(&mut f, ips, l4, &payload).unwrap();

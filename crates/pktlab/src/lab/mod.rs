@@ -15,8 +15,9 @@
 //! Modules, one per component: [`lpm`] (lookup benchmark, oracle verification, updates under
 //! concurrent readers), [`cache`] (packet processing cache simulation and size sweep, trace
 //! statistics and conversion), [`aqm`] (dumbbell simulation, paper-002 figure studies,
-//! discipline micro-benchmark), [`traffic`] (Zipf table error and speed, pcap generators) and
-//! [`ccn`] (content-store hit ratios and forwarder rate).
+//! discipline micro-benchmark), [`traffic`] (Zipf table error and speed, pcap generators),
+//! [`ccn`] (content-store hit ratios and forwarder rate) and [`forward`] (the batched data
+//! plane of paper 001).
 //!
 //! ## Adding an experiment
 //! 1. A new component gets a new file `lab/<component>.rs` and one `pub mod <component>;` line
@@ -37,6 +38,7 @@ pub mod aqm;
 pub mod cache;
 pub mod ccn;
 pub mod ccn_live;
+pub mod forward;
 pub mod lpm;
 pub mod traffic;
 

@@ -1,0 +1,180 @@
+//! `pktlab forward`: flags → [`pktlab::lab::forward::ForwardConfig`], run, print.
+
+use crate::size::parse_size;
+use anyhow::{anyhow, Result};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use pktlab::io::{DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES};
+use pktlab::lab::forward::{forward, ForwardConfig, TableSpec};
+use std::path::PathBuf;
+
+/// Forward packets through the batched data plane (paper 001's message buffers with the
+/// flow cache, Poptrie and AQM): rx port → parse → flow cache → LPM → TTL → AQM → tx port.
+#[derive(Args, Debug)]
+pub struct ForwardArgs {
+    /// Routing table: `synthetic` (1M IPv4 + 250K IPv6 routes) or a file (text, pyasn, MRT;
+    /// repeat the flag for an IPv4 and an IPv6 table).
+    #[arg(long, default_value = "synthetic")]
+    table: Vec<String>,
+    /// Next hops of routes that carry none: file, asn:N or hash:N.
+    #[arg(long, default_value = "hash:16")]
+    nexthops: String,
+    /// Receive port: pcap:PATH, synthetic or null:LEN.
+    #[arg(long, default_value = "synthetic")]
+    rx: String,
+    /// Transmit port: null or pcap:PATH (the input's link type, ns timestamps).
+    #[arg(long, default_value = "null")]
+    tx: String,
+    /// Packets per batch (burst), 1..=4096.
+    #[arg(long, default_value = "32")]
+    batch: String,
+    /// Metadata layout: dpdk, compact-alloc or compact-constant.
+    #[arg(long, default_value = "compact-constant")]
+    meta: String,
+    /// Metadata bytes per packet of the compact layouts: 0, 2, 4, 8, 16, 32 or 64.
+    #[arg(long, default_value = "16")]
+    meta_bytes: usize,
+    /// Stages: io (rx → tx), l3 (parse + LPM + TTL), full (+ flow cache + AQM queue).
+    #[arg(long, default_value = "full")]
+    stages: String,
+    /// Worker threads (flows spread by the Toeplitz RSS hash).
+    #[arg(long, default_value = "1")]
+    workers: usize,
+    /// Flow-cache policy: lru, slru, hpcN, spc, random, fifo.
+    #[arg(long, default_value = "hpc4")]
+    cache: String,
+    /// Flow-cache entries.
+    #[arg(long, default_value = "1024")]
+    cache_entries: String,
+    /// AQM of the output queue: droptail, red, sred, zlred, choke, drr, fq_codel.
+    #[arg(long, default_value = "zlred")]
+    aqm: String,
+    /// Output-queue buffer, packets.
+    #[arg(long, default_value = "1024")]
+    queue: String,
+    /// Output link rate, bits/s (e.g. 10G, 40G).
+    #[arg(long, default_value = "10G")]
+    line_rate: String,
+    /// BGP update stream (`A prefix [nh]` / `W prefix`) applied while forwarding.
+    #[arg(long)]
+    updates: Option<PathBuf>,
+    /// Times the input is replayed.
+    #[arg(long, default_value = "1")]
+    repeat: String,
+    /// Packets of the synthetic trace / of a null port.
+    #[arg(long, default_value = "1M")]
+    packets: String,
+    /// Seed (synthetic trace, random policy).
+    #[arg(long, default_value = "1")]
+    seed: u64,
+    /// Per-worker mempool cache size.
+    #[arg(long, default_value = "512")]
+    pool_cache: String,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+fn size(flag: &str, s: &str) -> Result<u64> {
+    parse_size(s).map_err(|e| anyhow!("--{flag} {s:?}: {e}"))
+}
+
+/// Runs `pktlab forward`.
+pub fn run(a: ForwardArgs) -> Result<i32> {
+    let table = if a.table.len() == 1 && a.table[0] == "synthetic" {
+        TableSpec::Synthetic(DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES)
+    } else {
+        TableSpec::Files(a.table.iter().map(PathBuf::from).collect())
+    };
+    let line_rate = {
+        let s = a.line_rate.trim_end_matches(['b', 'p', 's', '/']);
+        let (num, mul) = match s.chars().last() {
+            Some('G') | Some('g') => (&s[..s.len() - 1], 1e9),
+            Some('M') | Some('m') => (&s[..s.len() - 1], 1e6),
+            Some('K') | Some('k') => (&s[..s.len() - 1], 1e3),
+            _ => (s, 1.0),
+        };
+        let v: f64 = num
+            .parse()
+            .map_err(|_| anyhow!("--line-rate {:?}: expected bits/s like 10G", a.line_rate))?;
+        (v * mul) as u64
+    };
+    let cfg = ForwardConfig {
+        table,
+        nexthops: a
+            .nexthops
+            .parse()
+            .map_err(|e| anyhow!("--nexthops {:?}: {e}", a.nexthops))?,
+        rx: a.rx.parse().map_err(|e: String| anyhow!("--rx: {e}"))?,
+        tx: a.tx.parse().map_err(|e: String| anyhow!("--tx: {e}"))?,
+        batch: size("batch", &a.batch)? as usize,
+        meta: a.meta.parse().map_err(|e: String| anyhow!("--meta: {e}"))?,
+        meta_bytes: a.meta_bytes,
+        stages: a
+            .stages
+            .parse()
+            .map_err(|e: String| anyhow!("--stages: {e}"))?,
+        workers: a.workers,
+        cache: a.cache.to_ascii_lowercase(),
+        cache_entries: size("cache-entries", &a.cache_entries)? as usize,
+        aqm: a.aqm,
+        queue: size("queue", &a.queue)? as usize,
+        line_rate,
+        updates: a.updates,
+        repeat: size("repeat", &a.repeat)?,
+        packets: size("packets", &a.packets)?,
+        seed: a.seed,
+        pool_cache: size("pool-cache", &a.pool_cache)? as usize,
+        ..ForwardConfig::default()
+    };
+    let pb = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    pb.set_style(
+        ProgressStyle::with_template("forward [{bar:40}] {pos}/{len} packets {msg}")
+            .expect("template")
+            .progress_chars("=> "),
+    );
+    let r = forward(&cfg, &|p| {
+        pb.set_length(p.total);
+        pb.set_position(p.done);
+        pb.set_message(format!("{:.1} s", p.seconds));
+    })
+    .map_err(|e| anyhow!(e))?;
+    pb.finish_and_clear();
+    if a.json {
+        println!("{}", serde_json::to_string(&r)?);
+        return Ok(0);
+    }
+    let d = r.dropped;
+    println!(
+        "{} packets ({} → {}), {} forwarded; dropped: parse {}, ttl {}, no route {}, aqm {}",
+        r.packets, r.rx, r.tx, r.forwarded, d.parse, d.ttl, d.no_route, d.aqm
+    );
+    println!(
+        "{:.2} Mpps, {:.1} ns/packet ({} worker{}, {:.3} s; setup {:.1} s)",
+        r.mpps,
+        r.ns_per_packet,
+        r.workers,
+        if r.workers == 1 { "" } else { "s" },
+        r.seconds,
+        r.setup_seconds
+    );
+    println!(
+        "stages {}, batch {}, meta {} ({} B/packet), cache {}{}",
+        r.stages,
+        r.batch,
+        r.meta,
+        r.meta_bytes,
+        r.cache.policy,
+        r.cache
+            .hit_rate
+            .map(|h| format!(" (hit rate {:.4})", h))
+            .unwrap_or_default()
+    );
+    if let Some(u) = r.updates {
+        println!(
+            "route updates: {} of {} applied in {} publications",
+            u.applied, u.total, u.publishes
+        );
+    }
+    Ok(0)
+}

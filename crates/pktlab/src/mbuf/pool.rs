@@ -1,0 +1,380 @@
+//! The buffer pool and its per-worker cache (paper 001, "バッファプールから確保・解放 (DPDK)":
+//! the DPDK mempool that both the `dpdk` layout and the compact layouts allocate from).
+//!
+//! * [`Pool`]: one contiguous, 64-byte-aligned arena of `count` fixed-size elements, allocated
+//!   and pre-faulted once, plus a common free list (a stack of indices behind a mutex, touched
+//!   only in bulk — DPDK uses a lock-free ring there; either way no lock is taken per packet).
+//!   Element sizes are rounded up to whole cache lines and, as DPDK's `optimize_object_size`
+//!   does for 4 memory channels, to an odd number of lines so that consecutive buffers spread
+//!   over all L1 sets.
+//! * [`PoolCache`]: a worker's LIFO stack of free elements with DPDK's mempool-cache rules
+//!   (`rte_mempool_do_generic_get/put`, DPDK 22.11): a get that the stack cannot serve refills
+//!   it from the common list up to `size` beyond the request; a put that would pass the flush
+//!   threshold (1.5 × `size`) first flushes the whole stack; requests larger than the cache
+//!   go to the common list directly.
+//! * [`Buf`]: the handle of one element. It is neither `Clone` nor `Copy`: whoever holds a
+//!   `Buf` owns the element, so `&mut Buf` is exclusive access to its bytes and the pool can
+//!   hand out `&mut [u8]` safely across threads.
+
+use std::alloc::{alloc_zeroed, dealloc, Layout as AllocLayout};
+use std::sync::Mutex;
+
+/// Cache-line size the pool aligns to.
+pub const LINE: usize = 64;
+
+/// The handle of one pool element (an mbuf, or a metadata block). Owning it is owning the
+/// element; it returns to the pool through [`PoolCache::put_bulk`] / [`Pool::give`].
+#[derive(Debug, PartialEq, Eq)]
+pub struct Buf(u32);
+
+impl Buf {
+    /// The element's index in its pool.
+    #[inline(always)]
+    pub fn index(&self) -> u32 {
+        self.0
+    }
+
+    /// Gives up the handle for its raw index (e.g. to store it in a `Copy` queue entry).
+    #[inline(always)]
+    pub fn into_raw(self) -> u32 {
+        self.0
+    }
+
+    /// Rebuilds a handle from [`Buf::into_raw`].
+    ///
+    /// # Safety
+    /// `raw` must come from `into_raw` of a handle of the same pool, and no other `Buf` with
+    /// that index may exist (each `into_raw` is matched by at most one `from_raw`).
+    #[inline(always)]
+    pub unsafe fn from_raw(raw: u32) -> Buf {
+        Buf(raw)
+    }
+}
+
+/// One contiguous arena of fixed-size elements and the common free list.
+pub struct Pool {
+    base: *mut u8,
+    alloc: AllocLayout,
+    stride: usize,
+    data_off: usize,
+    data_room: usize,
+    count: u32,
+    // Boxed so that `Pool` itself holds no `UnsafeCell`: a `&Pool` is then read-only to the
+    // optimiser, which keeps `base`/`stride` in registers across packet writes.
+    common: Box<Mutex<Vec<Buf>>>,
+}
+
+// SAFETY: the arena is only reached through `Buf` handles, which are unique (not Clone/Copy,
+// created only by the pool): a `&mut Buf` gives exclusive access to its element, a `&Buf`
+// shared read access, so threads never race on an element. The free list is behind a Mutex.
+unsafe impl Send for Pool {}
+// SAFETY: as above.
+unsafe impl Sync for Pool {}
+
+impl std::fmt::Debug for Pool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pool")
+            .field("count", &self.count)
+            .field("stride", &self.stride)
+            .field("data_off", &self.data_off)
+            .field("data_room", &self.data_room)
+            .finish()
+    }
+}
+
+/// Rounds `bytes` up to whole lines and, when `spread`, to an odd number of lines.
+fn element_stride(bytes: usize, spread: bool) -> usize {
+    let mut lines = bytes.div_ceil(LINE).max(1);
+    if spread && lines % 2 == 0 {
+        lines += 1;
+    }
+    lines * LINE
+}
+
+impl Pool {
+    /// A pool of `count` elements, each `data_off + data_room` bytes (rounded up as the module
+    /// doc says, odd line counts when `spread`); `data_off` bytes precede the data room
+    /// (object header, mbuf metadata, headroom). All elements start free and zeroed, and
+    /// every page is touched here so that no page fault happens later.
+    ///
+    /// Panics if `count` is 0 or the arena does not fit in memory (a setup error).
+    pub fn new(count: u32, data_off: usize, data_room: usize, spread: bool) -> Pool {
+        assert!(count > 0, "a pool needs at least one element");
+        let stride = element_stride(data_off + data_room, spread);
+        let bytes = stride
+            .checked_mul(count as usize)
+            .expect("pool size overflows usize");
+        let alloc = AllocLayout::from_size_align(bytes, LINE).expect("pool layout");
+        // SAFETY: the layout has a non-zero size (count > 0, stride >= 64).
+        let base = unsafe { alloc_zeroed(alloc) };
+        assert!(!base.is_null(), "cannot allocate a {bytes}-byte pool");
+        // Pre-fault: write every page once.
+        for off in (0..bytes).step_by(4096) {
+            // SAFETY: `off < bytes`, inside the allocation just made.
+            unsafe { base.add(off).write_volatile(0) };
+        }
+        let common = (0..count).rev().map(Buf).collect();
+        Pool {
+            base,
+            alloc,
+            stride,
+            data_off,
+            data_room,
+            count,
+            common: Box::new(Mutex::new(common)),
+        }
+    }
+
+    /// Elements in the pool.
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+
+    /// Bytes from one element to the next.
+    pub fn stride(&self) -> usize {
+        self.stride
+    }
+
+    /// Bytes of the data room of each element.
+    pub fn data_room(&self) -> usize {
+        self.data_room
+    }
+
+    /// Total bytes of the arena.
+    pub fn arena_bytes(&self) -> usize {
+        self.alloc.size()
+    }
+
+    /// Elements currently in the common free list (not counting workers' caches).
+    pub fn common_len(&self) -> usize {
+        self.common.lock().map(|c| c.len()).unwrap_or(0)
+    }
+
+    /// Start of element `i`.
+    #[inline(always)]
+    fn elem(&self, i: u32) -> *mut u8 {
+        debug_assert!(i < self.count);
+        // SAFETY: i < count, so the offset stays inside the arena.
+        unsafe { self.base.add(i as usize * self.stride) }
+    }
+
+    /// The data room of `b` (after its header/metadata/headroom), read-only.
+    #[inline(always)]
+    pub fn data<'a>(&'a self, b: &'a Buf) -> &'a [u8] {
+        // SAFETY: the element belongs to the holder of `b` (unique handle); a shared borrow of
+        // `b` excludes a concurrent `&mut` borrow of the same element.
+        unsafe { std::slice::from_raw_parts(self.elem(b.0).add(self.data_off), self.data_room) }
+    }
+
+    /// The data room of `b`, writable.
+    #[inline(always)]
+    pub fn data_mut<'a>(&'a self, b: &'a mut Buf) -> &'a mut [u8] {
+        // SAFETY: `&mut Buf` is exclusive ownership of the element (handles are unique).
+        unsafe { std::slice::from_raw_parts_mut(self.elem(b.0).add(self.data_off), self.data_room) }
+    }
+
+    /// The `T` stored `off` bytes into element `b` (its header area), writable.
+    ///
+    /// Panics (at setup-checked sizes, so never in a correct build) if `T` does not fit
+    /// before the data room or `off` is not aligned for `T`.
+    #[inline(always)]
+    pub fn header_mut<'a, T: Plain>(&'a self, b: &'a mut Buf, off: usize) -> &'a mut T {
+        assert!(off + std::mem::size_of::<T>() <= self.data_off);
+        assert!(off % std::mem::align_of::<T>() == 0 && std::mem::align_of::<T>() <= LINE);
+        // SAFETY: in bounds and aligned (checked above; elements are 64-byte aligned), the
+        // element is exclusively ours (`&mut Buf`), and `T: Plain` is valid for any bytes.
+        unsafe { &mut *(self.elem(b.0).add(off) as *mut T) }
+    }
+
+    /// The `T` stored `off` bytes into element `b`, read-only (see [`Pool::header_mut`]).
+    #[inline(always)]
+    pub fn header<'a, T: Plain>(&'a self, b: &'a Buf, off: usize) -> &'a T {
+        assert!(off + std::mem::size_of::<T>() <= self.data_off);
+        assert!(off % std::mem::align_of::<T>() == 0 && std::mem::align_of::<T>() <= LINE);
+        // SAFETY: as in `header_mut`, with a shared borrow of the unique handle.
+        unsafe { &*(self.elem(b.0).add(off) as *const T) }
+    }
+
+    /// Takes exactly `n` elements from the common list into `out` (all or nothing).
+    pub fn take(&self, n: usize, out: &mut Vec<Buf>) -> bool {
+        let mut c = self.common.lock().unwrap_or_else(|e| e.into_inner());
+        if c.len() < n {
+            return false;
+        }
+        let at = c.len() - n;
+        out.extend(c.drain(at..));
+        true
+    }
+
+    /// Returns elements to the common list.
+    pub fn give(&self, bufs: impl IntoIterator<Item = Buf>) {
+        let mut c = self.common.lock().unwrap_or_else(|e| e.into_inner());
+        c.extend(bufs);
+        debug_assert!(c.len() <= self.count as usize);
+    }
+
+    /// Runs `f` on every element, free or not (setup only: callers must hold no `Buf`s of
+    /// this pool, e.g. to initialise constant header fields before any element is handed out).
+    pub fn init_each(&mut self, mut f: impl FnMut(&Pool, &mut Buf)) {
+        for i in 0..self.count {
+            let mut b = Buf(i);
+            f(self, &mut b);
+        }
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        // SAFETY: `base` was allocated in `new` with exactly this layout.
+        unsafe { dealloc(self.base, self.alloc) }
+    }
+}
+
+/// Plain-old-data types that may live in a pool element's header: every bit pattern is a
+/// valid value, no padding-sensitive invariants, no pointers that are dereferenced.
+///
+/// # Safety
+/// Implement only for `#[repr(C)]` types made of integers (and arrays of them).
+pub unsafe trait Plain: Copy {}
+
+/// A worker's cache of free elements (LIFO), with DPDK's bulk refill/flush rules.
+#[derive(Debug)]
+pub struct PoolCache {
+    objs: Vec<Buf>,
+    size: usize,
+    flush: usize,
+}
+
+impl PoolCache {
+    /// A cache of nominal `size` elements (DPDK: at most 512; testpmd's default is 250),
+    /// flushed at 1.5 × `size`. Empty until the first get.
+    pub fn new(size: usize) -> PoolCache {
+        let size = size.max(1);
+        let flush = size * 3 / 2;
+        PoolCache {
+            objs: Vec::with_capacity(flush + size + 1),
+            size,
+            flush,
+        }
+    }
+
+    /// Elements held.
+    pub fn len(&self) -> usize {
+        self.objs.len()
+    }
+
+    /// True if the cache holds no element.
+    pub fn is_empty(&self) -> bool {
+        self.objs.is_empty()
+    }
+
+    /// Appends exactly `n` free elements to `out` (top of the stack first), refilling from
+    /// the common list as needed; false (and nothing taken) if the pool cannot supply them.
+    #[inline]
+    pub fn get_bulk(&mut self, pool: &Pool, n: usize, out: &mut Vec<Buf>) -> bool {
+        if n > self.size {
+            // Larger than the cache: straight from the common list (DPDK does the same
+            // beyond RTE_MEMPOOL_CACHE_MAX_SIZE).
+            return pool.take(n, out);
+        }
+        if self.objs.len() < n {
+            let want = self.size + n - self.objs.len();
+            if !pool.take(want, &mut self.objs) {
+                // Less than a full refill left: take what the request needs.
+                let need = n - self.objs.len();
+                if !pool.take(need, &mut self.objs) {
+                    return false;
+                }
+            }
+        }
+        let at = self.objs.len() - n;
+        out.extend(self.objs.drain(at..).rev());
+        true
+    }
+
+    /// Returns every element of `bufs` (emptied) to the cache, flushing it to the common
+    /// list first if it would pass the flush threshold.
+    #[inline]
+    pub fn put_bulk(&mut self, pool: &Pool, bufs: &mut Vec<Buf>) {
+        let n = bufs.len();
+        if n > self.flush {
+            pool.give(bufs.drain(..));
+            return;
+        }
+        if self.objs.len() + n > self.flush {
+            pool.give(self.objs.drain(..));
+        }
+        self.objs.append(bufs);
+    }
+
+    /// Returns every element to the common list (end of a worker).
+    pub fn flush_all(&mut self, pool: &Pool) {
+        pool.give(self.objs.drain(..));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strides_are_odd_lines_and_aligned() {
+        assert_eq!(element_stride(64 + 128 + 128 + 2048, true), 37 * 64);
+        assert_eq!(element_stride(128 + 2048, true), 35 * 64);
+        assert_eq!(element_stride(128 + 2048, false), 34 * 64);
+        assert_eq!(element_stride(1, false), 64);
+        let p = Pool::new(8, 128, 2048, true);
+        let mut v = Vec::new();
+        assert!(p.take(8, &mut v));
+        for b in &v {
+            assert_eq!(p.data(b).as_ptr() as usize % 64, 0);
+            assert_eq!(p.data(b).len(), 2048);
+        }
+        assert!(!p.take(1, &mut v));
+        p.give(v);
+        assert_eq!(p.common_len(), 8);
+    }
+
+    #[test]
+    fn cache_refills_flushes_and_never_duplicates() {
+        let p = Pool::new(4096, 0, 64, false);
+        let mut c = PoolCache::new(256);
+        let mut held: Vec<Buf> = Vec::new();
+        let mut rng = crate::util::XorShift64::new(3);
+        for _ in 0..5000 {
+            let r = rng.next();
+            if r & 1 == 0 {
+                let n = 1 + (r >> 8) as usize % 600;
+                let before = held.len();
+                if c.get_bulk(&p, n, &mut held) {
+                    assert_eq!(held.len(), before + n);
+                } else {
+                    assert_eq!(held.len(), before);
+                }
+            } else {
+                let n = ((r >> 8) as usize % 600).min(held.len());
+                let at = held.len() - n;
+                let mut back: Vec<Buf> = held.drain(at..).collect();
+                c.put_bulk(&p, &mut back);
+                assert!(back.is_empty());
+            }
+            assert!(c.len() <= c.flush + 600);
+            assert_eq!(held.len() + c.len() + p.common_len(), 4096);
+        }
+        let mut seen = vec![false; 4096];
+        for b in &held {
+            assert!(!std::mem::replace(&mut seen[b.index() as usize], true));
+        }
+        // Writes through distinct handles land in distinct elements.
+        for b in held.iter_mut() {
+            let i = b.index();
+            p.data_mut(b)[..4].copy_from_slice(&i.to_le_bytes());
+        }
+        for b in &held {
+            assert_eq!(p.data(b)[..4], b.index().to_le_bytes());
+        }
+        c.put_bulk(&p, &mut held);
+        c.flush_all(&p);
+        assert_eq!(p.common_len(), 4096);
+    }
+}

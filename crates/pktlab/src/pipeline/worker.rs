@@ -1,0 +1,421 @@
+//! One worker's run-to-completion loop (paper 001's batched data plane): one batch of up to
+//! N packets at a time goes rx burst → parse → flow cache → batched LPM of the misses →
+//! TTL/checksum rewrite → output queue (AQM, line-rate link) → tx burst → buffers back to the
+//! worker's pool cache.
+//!
+//! The loop is generic over the metadata [`Layout`] (monomorphised); ports, cache policy and
+//! AQM discipline are enums matched once per batch, each stage's per-packet loop running on
+//! the concrete type. Every buffer and scratch array is allocated before the first batch.
+
+use super::nhcache::{AnyCache, NextHopCache};
+use super::parse::{forward_rewrite, parse, Hdr, LinkKind, Verdict};
+use super::queue::{OutQueue, QPkt};
+use super::{Counters, Stages};
+use crate::flowcache::Policy;
+use crate::lpm::shared::LpmReader;
+use crate::lpm::Poptrie;
+use crate::mbuf::{Buf, Layout, Pool, PoolCache};
+use crate::net::{Address, NextHop};
+use crate::port::{AnyRx, AnyTx, RxPort, TxPort};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// The shared routing tables a worker reads (either may be absent: no route for that family).
+#[derive(Clone)]
+pub struct Tables {
+    /// IPv4 table.
+    pub v4: Option<LpmReader<u32, Poptrie<u32>>>,
+    /// IPv6 table.
+    pub v6: Option<LpmReader<u128, Poptrie<u128>>>,
+    /// Bumped by the updater after each published batch of route changes.
+    pub epoch: Arc<AtomicU64>,
+}
+
+/// Everything a worker owns.
+pub struct Worker<L: Layout> {
+    pool: Arc<Pool>,
+    cache: PoolCache,
+    layout: L,
+    rx: AnyRx,
+    tx: AnyTx,
+    batch: usize,
+    stages: Stages,
+    link: LinkKind,
+    tables: Option<Tables>,
+    fcache: Option<AnyCache>,
+    queue: Option<OutQueue>,
+    progress: Arc<AtomicU64>,
+    // Batch-length scratch, reused every batch.
+    bufs: Vec<Buf>,
+    keep: Vec<Buf>,
+    free: Vec<Buf>,
+    lens: Vec<u16>,
+    ts: Vec<u64>,
+    hdr: Vec<Hdr>,
+    ok: Vec<bool>,
+    rss: Vec<u32>,
+    nh: Vec<u32>,
+    m4: Vec<u32>,
+    a4: Vec<u32>,
+    r4: Vec<Option<NextHop>>,
+    m6: Vec<u32>,
+    a6: Vec<u128>,
+    r6: Vec<Option<NextHop>>,
+    qin: Vec<QPkt>,
+    qout: Vec<QPkt>,
+    /// Counters of this worker.
+    pub counters: Counters,
+}
+
+/// What a worker needs besides its ports.
+pub struct WorkerParts {
+    /// The shared buffer pool.
+    pub pool: Arc<Pool>,
+    /// Pool-cache size (DPDK's mempool cache size).
+    pub cache_size: usize,
+    /// Packets per batch.
+    pub batch: usize,
+    /// Stages to run.
+    pub stages: Stages,
+    /// Link type of the input frames.
+    pub link: LinkKind,
+    /// Routing tables (l3, full).
+    pub tables: Option<Tables>,
+    /// Flow cache (full).
+    pub fcache: Option<AnyCache>,
+    /// Output queue (full).
+    pub queue: Option<OutQueue>,
+    /// Packets received so far (for progress reports).
+    pub progress: Arc<AtomicU64>,
+}
+
+macro_rules! with_cache {
+    ($c:expr, $x:ident => $e:expr) => {
+        match $c {
+            AnyCache::Lru($x) => $e,
+            AnyCache::Slru($x) => $e,
+            AnyCache::Hpc($x) => $e,
+            AnyCache::Spc($x) => $e,
+            AnyCache::Random($x) => $e,
+            AnyCache::Fifo($x) => $e,
+        }
+    };
+}
+
+/// Flow-cache lookups of the batch's valid packets; misses go to the LPM lists.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn cache_lookup<P: Policy>(
+    c: &mut NextHopCache<P>,
+    epoch: u32,
+    ok: &[bool],
+    hdr: &[Hdr],
+    rss: &[u32],
+    nh: &mut [u32],
+) {
+    c.set_epoch(epoch);
+    for i in 0..ok.len() {
+        if ok[i] {
+            nh[i] = c.lookup(rss[i], hdr[i].v6, hdr[i].dst);
+        }
+    }
+}
+
+/// Fills the cache with the looked-up next hops of the misses.
+#[inline]
+fn cache_fill<P: Policy>(
+    c: &mut NextHopCache<P>,
+    idx: &[u32],
+    hdr: &[Hdr],
+    rss: &[u32],
+    nh: &[u32],
+) {
+    for &i in idx {
+        let i = i as usize;
+        if nh[i] != 0 {
+            c.fill(rss[i], hdr[i].v6, hdr[i].dst, nh[i]);
+        }
+    }
+}
+
+/// Looks the batch's misses of one family up together (`addrs[k]` is packet `idx[k]`'s
+/// destination) and writes their next hops (0: no route, or no table for the family).
+#[inline]
+fn lookup_misses<A: Address>(
+    table: Option<&LpmReader<A, Poptrie<A>>>,
+    addrs: &[A],
+    idx: &[u32],
+    out: &mut [Option<NextHop>],
+    nh: &mut [u32],
+) {
+    if addrs.is_empty() {
+        return;
+    }
+    let out = &mut out[..addrs.len()];
+    match table {
+        Some(t) => {
+            t.lookup_batch(addrs, out);
+        }
+        None => out.fill(None),
+    }
+    for (&i, r) in idx.iter().zip(out.iter()) {
+        nh[i as usize] = NextHop::raw(*r);
+    }
+}
+
+impl<L: Layout> Worker<L> {
+    /// A worker with its ports, layout instance and parts; allocates all scratch space.
+    pub fn new(parts: WorkerParts, layout: L, rx: AnyRx, tx: AnyTx, queue_cap: usize) -> Self {
+        let n = parts.batch;
+        Worker {
+            cache: PoolCache::new(parts.cache_size),
+            pool: parts.pool,
+            layout,
+            rx,
+            tx,
+            batch: n,
+            stages: parts.stages,
+            link: parts.link,
+            tables: parts.tables,
+            fcache: parts.fcache,
+            queue: parts.queue,
+            progress: parts.progress,
+            bufs: Vec::with_capacity(n),
+            keep: Vec::with_capacity(n + queue_cap + 1),
+            free: Vec::with_capacity(n + queue_cap + 1),
+            lens: vec![0; n + queue_cap + 1],
+            ts: vec![0; n + queue_cap + 1],
+            hdr: vec![Hdr::default(); n],
+            ok: vec![false; n],
+            rss: vec![0; n],
+            nh: vec![0; n],
+            m4: Vec::with_capacity(n),
+            a4: Vec::with_capacity(n),
+            r4: vec![None; n],
+            m6: Vec::with_capacity(n),
+            a6: Vec::with_capacity(n),
+            r6: vec![None; n],
+            qin: Vec::with_capacity(n),
+            qout: Vec::with_capacity(n + queue_cap + 1),
+            counters: Counters::default(),
+        }
+    }
+
+    /// Runs until the receive port is exhausted, then drains the output queue and returns
+    /// every buffer to the pool.
+    pub fn run(&mut self) {
+        loop {
+            if !self.layout.begin(self.batch) {
+                break;
+            }
+            let n = self.rx.rx_burst(
+                &self.pool,
+                &mut self.cache,
+                &mut self.layout,
+                &mut self.bufs,
+                self.batch,
+            );
+            if n == 0 {
+                self.layout.end();
+                break;
+            }
+            self.counters.rx += n as u64;
+            self.counters.batches += 1;
+            match self.stages {
+                Stages::Io => self.io_batch(n),
+                Stages::L3 | Stages::Full => self.l3_batch(n),
+            }
+            self.layout.end();
+            self.progress.fetch_add(n as u64, Ordering::Relaxed);
+        }
+        if let Some(q) = &mut self.queue {
+            self.qout.clear();
+            let OutQueue { disc, link, drops } = q;
+            crate::with_discipline!(disc, d => link.drain(d, drops, &mut self.qout, &mut self.free));
+            self.counters.aqm = link.drops;
+            self.send_departures();
+        }
+        self.counters.tx = self.tx.packets();
+        if let Some(c) = &self.fcache {
+            (self.counters.cache_hits, self.counters.cache_misses) = c.counts();
+        }
+        self.layout.finish();
+        self.cache.flush_all(&self.pool);
+    }
+
+    /// The counter of packets received so far (for progress reports from another thread).
+    pub fn progress(&self) -> Arc<AtomicU64> {
+        self.progress.clone()
+    }
+
+    /// The transmit port (to collect a capture after the run).
+    pub fn into_tx(self) -> AnyTx {
+        self.tx
+    }
+
+    /// Forwarding only: read each packet's length (and timestamp for a capture) from its
+    /// metadata, transmit, free.
+    #[inline]
+    fn io_batch(&mut self, n: usize) {
+        let with_ts = matches!(self.tx, AnyTx::Capture(_));
+        for (i, b) in self.bufs.iter().enumerate() {
+            self.lens[i] = self.layout.data_len(&self.pool, b, i);
+            if with_ts {
+                self.ts[i] = self.layout.ts_ns(&self.pool, b, i);
+            }
+        }
+        self.tx.tx_burst(
+            &self.pool,
+            &mut self.cache,
+            &mut self.layout,
+            &mut self.bufs,
+            &self.lens[..n],
+            &self.ts[..n],
+        );
+    }
+
+    #[inline]
+    fn l3_batch(&mut self, n: usize) {
+        let c = &mut self.counters;
+        // 1. Parse.
+        for (i, b) in self.bufs.iter().enumerate() {
+            let len = self.layout.data_len(&self.pool, b, i) as usize;
+            self.lens[i] = len as u16;
+            self.ok[i] = false;
+            self.nh[i] = 0;
+            match parse(self.link, &self.pool.data(b)[..len]) {
+                Ok(h) => {
+                    self.hdr[i] = h;
+                    self.ok[i] = true;
+                }
+                Err(Verdict::NonIp) => c.non_ip += 1,
+                Err(Verdict::Malformed) => c.malformed += 1,
+                Err(Verdict::Checksum) => c.checksum += 1,
+                Err(Verdict::Ttl) => c.ttl += 1,
+            }
+        }
+        // 2. Flow cache (full only).
+        let tables = self.tables.as_ref().expect("l3 stages have tables");
+        let epoch = tables.epoch.load(Ordering::Acquire) as u32;
+        if let Some(fc) = &mut self.fcache {
+            for (i, b) in self.bufs.iter().enumerate() {
+                self.rss[i] = self.layout.rss(&self.pool, b, i);
+            }
+            let (ok, hdr, rss, nh) = (
+                &self.ok[..n],
+                &self.hdr[..n],
+                &self.rss[..n],
+                &mut self.nh[..n],
+            );
+            with_cache!(fc, x => cache_lookup(x, epoch, ok, hdr, rss, nh));
+        }
+        // 3. The misses, looked up together per family.
+        self.m4.clear();
+        self.a4.clear();
+        self.m6.clear();
+        self.a6.clear();
+        for i in 0..n {
+            if self.ok[i] && self.nh[i] == 0 {
+                let h = &self.hdr[i];
+                if h.v6 {
+                    self.m6.push(i as u32);
+                    self.a6.push(h.dst);
+                } else {
+                    self.m4.push(i as u32);
+                    self.a4.push(h.dst as u32);
+                }
+            }
+        }
+        let nh = &mut self.nh[..n];
+        lookup_misses(tables.v4.as_ref(), &self.a4, &self.m4, &mut self.r4, nh);
+        lookup_misses(tables.v6.as_ref(), &self.a6, &self.m6, &mut self.r6, nh);
+        if let Some(fc) = &mut self.fcache {
+            let (hdr, rss, nh) = (&self.hdr[..n], &self.rss[..n], &self.nh[..n]);
+            with_cache!(fc, x => {
+                cache_fill(x, &self.m4, hdr, rss, nh);
+                cache_fill(x, &self.m6, hdr, rss, nh);
+            });
+        }
+        // 4. No route → drop; otherwise rewrite TTL/checksum/MAC and keep.
+        let full = self.queue.is_some();
+        self.keep.clear();
+        self.free.clear();
+        self.qin.clear();
+        let mut k = 0;
+        for (i, mut b) in self.bufs.drain(..).enumerate() {
+            if !self.ok[i] {
+                self.free.push(b);
+                continue;
+            }
+            let nh = self.nh[i];
+            if nh == 0 {
+                c.no_route += 1;
+                self.free.push(b);
+                continue;
+            }
+            let len = self.lens[i] as usize;
+            forward_rewrite(
+                self.link,
+                &mut self.pool.data_mut(&mut b)[..len],
+                &self.hdr[i],
+                nh,
+            );
+            let ts = self.layout.ts_ns(&self.pool, &b, i);
+            if full {
+                let q = self.queue.as_mut().expect("full has a queue");
+                self.qin.push(QPkt {
+                    buf: q.link.park(b),
+                    len: len as u16,
+                    flow: self.rss[i],
+                    pair: self.hdr[i].src_dst,
+                    ts,
+                });
+            } else {
+                self.lens[k] = len as u16;
+                self.ts[k] = ts;
+                k += 1;
+                self.keep.push(b);
+            }
+        }
+        // 5. Output queue (full), then transmit; free what was dropped.
+        if let Some(q) = &mut self.queue {
+            self.qout.clear();
+            let OutQueue { disc, link, drops } = q;
+            crate::with_discipline!(disc, d => link.offer_all(d, drops, &self.qin, &mut self.qout, &mut self.free));
+            c.aqm = link.drops;
+            self.send_departures();
+        } else {
+            self.transmit(k);
+        }
+    }
+
+    /// Transmits the packets the link sent (`qout`) and frees what the queue dropped.
+    fn send_departures(&mut self) {
+        let q = self.queue.as_mut().expect("queue");
+        self.keep.clear();
+        for (k, p) in self.qout.iter().enumerate() {
+            self.lens[k] = p.len;
+            self.ts[k] = p.ts;
+            self.keep.push(q.link.unpark(p.buf));
+        }
+        self.transmit(self.qout.len());
+    }
+
+    /// Transmits `keep` (`lens[..k]`, `ts[..k]`) and returns `free` to the pool.
+    fn transmit(&mut self, k: usize) {
+        self.tx.tx_burst(
+            &self.pool,
+            &mut self.cache,
+            &mut self.layout,
+            &mut self.keep,
+            &self.lens[..k],
+            &self.ts[..k],
+        );
+        crate::port::free_all(
+            &self.pool,
+            &mut self.cache,
+            &mut self.layout,
+            &mut self.free,
+        );
+    }
+}

@@ -1,0 +1,230 @@
+//! Ports: bursts of packets into and out of the mbuf pool (the NIC side of paper 001's data
+//! plane, as DPDK's `rte_eth_rx_burst` / `rte_eth_tx_burst`).
+//!
+//! One small pair of traits, [`RxPort`] and [`TxPort`], generic over the metadata
+//! [`Layout`] (so the per-packet metadata writes are monomorphised), and one file per kind:
+//! * [`null`] — `null:LEN`: like DPDK's `net_null`, rx hands out buffers of LEN bytes
+//!   without touching packet data, tx frees them;
+//! * [`mem`] — `pcap:PATH` and `synthetic`: a capture (pcap/pcapng, read whole into memory
+//!   before timing) or the embedded AGH-calibrated flow trace as 60-byte frames, replayed
+//!   `repeat` times, copied into the buffers as a NIC's DMA would;
+//! * [`capture`] — tx `pcap:PATH`: frames kept in memory during the run and written as a
+//!   pcap (the input's link type, ns timestamps) afterwards;
+//! * [`rss`] — the Toeplitz RSS hash and redirection table that spread flows over workers.
+//!
+//! Live interfaces (AF_PACKET rings) implement the same traits: rx fills buffers taken from
+//! the worker's [`PoolCache`], tx hands buffers back to it.
+
+pub mod capture;
+pub mod mem;
+pub mod null;
+pub mod rss;
+
+use crate::mbuf::{Buf, Layout, Pool, PoolCache};
+use std::path::PathBuf;
+
+pub use capture::CaptureTx;
+pub use mem::{MemFrames, MemRx};
+pub use null::{NullRx, NullTx};
+
+/// A receive queue.
+pub trait RxPort: Send {
+    /// Receives up to `max` packets: takes buffers from `cache`, fills their data and calls
+    /// `layout.rx_init` for batch positions `out.len()..`, appends them to `out` and returns
+    /// how many. 0 means the input is exhausted (or the pool is empty).
+    fn rx_burst<L: Layout>(
+        &mut self,
+        pool: &Pool,
+        cache: &mut PoolCache,
+        layout: &mut L,
+        out: &mut Vec<Buf>,
+        max: usize,
+    ) -> usize;
+}
+
+/// A transmit queue.
+pub trait TxPort: Send {
+    /// Transmits every buffer of `bufs` (`lens[i]` bytes at time `ts[i]`), then returns them
+    /// through `layout.release` to `cache`; `bufs` is left empty.
+    fn tx_burst<L: Layout>(
+        &mut self,
+        pool: &Pool,
+        cache: &mut PoolCache,
+        layout: &mut L,
+        bufs: &mut Vec<Buf>,
+        lens: &[u16],
+        ts: &[u64],
+    );
+    /// Packets transmitted so far.
+    fn packets(&self) -> u64;
+}
+
+/// A receive port as the CLI names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RxSpec {
+    /// `null:LEN`.
+    Null(u16),
+    /// `synthetic`: the AGH-calibrated flow trace.
+    Synthetic,
+    /// `pcap:PATH` (pcap or pcapng, gzip/bzip2 transparent).
+    Pcap(PathBuf),
+}
+
+/// A transmit port as the CLI names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TxSpec {
+    /// `null`: discard (free) every packet.
+    Null,
+    /// `pcap:PATH`: write what was sent to a pcap file after the run.
+    Pcap(PathBuf),
+}
+
+impl std::str::FromStr for RxSpec {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s == "synthetic" {
+            return Ok(RxSpec::Synthetic);
+        }
+        if let Some(l) = s.strip_prefix("null:") {
+            return match l.parse::<u16>() {
+                Ok(n) if (14..=crate::mbuf::DATA_ROOM as u16).contains(&n) => Ok(RxSpec::Null(n)),
+                _ => Err(format!(
+                    "rx port {s:?}: null:LEN needs 14 <= LEN <= {}",
+                    crate::mbuf::DATA_ROOM
+                )),
+            };
+        }
+        if let Some(p) = s.strip_prefix("pcap:") {
+            return Ok(RxSpec::Pcap(PathBuf::from(p)));
+        }
+        Err(format!(
+            "unknown rx port {s:?} (known: pcap:PATH, synthetic, null:LEN)"
+        ))
+    }
+}
+
+impl std::str::FromStr for TxSpec {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s == "null" || s.starts_with("null:") {
+            return Ok(TxSpec::Null);
+        }
+        if let Some(p) = s.strip_prefix("pcap:") {
+            return Ok(TxSpec::Pcap(PathBuf::from(p)));
+        }
+        Err(format!("unknown tx port {s:?} (known: null, pcap:PATH)"))
+    }
+}
+
+impl std::fmt::Display for RxSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RxSpec::Null(n) => write!(f, "null:{n}"),
+            RxSpec::Synthetic => f.write_str("synthetic"),
+            RxSpec::Pcap(p) => write!(f, "pcap:{}", p.display()),
+        }
+    }
+}
+
+impl std::fmt::Display for TxSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TxSpec::Null => f.write_str("null"),
+            TxSpec::Pcap(p) => write!(f, "pcap:{}", p.display()),
+        }
+    }
+}
+
+/// Any receive queue (static dispatch: one `match` per burst).
+pub enum AnyRx {
+    /// See [`NullRx`].
+    Null(NullRx),
+    /// See [`MemRx`].
+    Mem(MemRx),
+}
+
+impl RxPort for AnyRx {
+    #[inline]
+    fn rx_burst<L: Layout>(
+        &mut self,
+        pool: &Pool,
+        cache: &mut PoolCache,
+        layout: &mut L,
+        out: &mut Vec<Buf>,
+        max: usize,
+    ) -> usize {
+        match self {
+            AnyRx::Null(p) => p.rx_burst(pool, cache, layout, out, max),
+            AnyRx::Mem(p) => p.rx_burst(pool, cache, layout, out, max),
+        }
+    }
+}
+
+/// Any transmit queue (static dispatch: one `match` per burst).
+pub enum AnyTx {
+    /// See [`NullTx`].
+    Null(NullTx),
+    /// See [`CaptureTx`].
+    Capture(CaptureTx),
+}
+
+impl TxPort for AnyTx {
+    #[inline]
+    fn tx_burst<L: Layout>(
+        &mut self,
+        pool: &Pool,
+        cache: &mut PoolCache,
+        layout: &mut L,
+        bufs: &mut Vec<Buf>,
+        lens: &[u16],
+        ts: &[u64],
+    ) {
+        match self {
+            AnyTx::Null(p) => p.tx_burst(pool, cache, layout, bufs, lens, ts),
+            AnyTx::Capture(p) => p.tx_burst(pool, cache, layout, bufs, lens, ts),
+        }
+    }
+    fn packets(&self) -> u64 {
+        match self {
+            AnyTx::Null(p) => p.packets(),
+            AnyTx::Capture(p) => p.packets(),
+        }
+    }
+}
+
+/// Releases every buffer of `bufs` through the layout and returns them to `cache`.
+#[inline(always)]
+pub(crate) fn free_all<L: Layout>(
+    pool: &Pool,
+    cache: &mut PoolCache,
+    layout: &mut L,
+    bufs: &mut Vec<Buf>,
+) {
+    for b in bufs.iter_mut() {
+        layout.release(pool, b);
+    }
+    cache.put_bulk(pool, bufs);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse() {
+        assert_eq!("null:64".parse(), Ok(RxSpec::Null(64)));
+        assert!("null:0".parse::<RxSpec>().is_err());
+        assert!("null:9000".parse::<RxSpec>().is_err());
+        assert_eq!("synthetic".parse(), Ok(RxSpec::Synthetic));
+        assert_eq!(
+            "pcap:/x/y.pcap".parse(),
+            Ok(RxSpec::Pcap(PathBuf::from("/x/y.pcap")))
+        );
+        assert!("eth0"
+            .parse::<RxSpec>()
+            .unwrap_err()
+            .contains("unknown rx port"));
+        assert_eq!("null".parse(), Ok(TxSpec::Null));
+        assert_eq!("pcap:o.pcap".parse(), Ok(TxSpec::Pcap("o.pcap".into())));
+    }
+}
