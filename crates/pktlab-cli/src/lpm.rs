@@ -7,7 +7,7 @@ use pktlab::io::nexthop::NextHopScheme;
 use pktlab::io::routes::{read_table, read_updates, Update};
 use pktlab::io::synth::{synthetic_table, DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES};
 use pktlab::lpm::shared::{concurrent, Op};
-use pktlab::lpm::{Algo, Lpm, Radix, Visit};
+use pktlab::lpm::{by_depth, Algo, Lpm, Radix, Visit};
 use pktlab::net::{Address, NextHop, Prefix};
 use pktlab::traffic::ZipfTable;
 use pktlab::util::{splitmix64, Xor128};
@@ -48,7 +48,8 @@ pub struct TableArgs {
     #[arg(long, value_parser = parse_size)]
     synthetic_routes: Option<u64>,
     /// Algorithms: radix, poptrie0, poptrie16, poptrie18, poptrie18-basic, poptrie18-leafvec,
-    /// or any poptrie<S>[-basic|-leafvec] with S ≤ 24.
+    /// or any poptrie<S>[-basic|-leafvec] with S ≤ 24; treebitmap[<I>] (Tree BitMap, I
+    /// initial-array bits), sail (SAIL_L), d16r, d18r (DXR), dir24_8 (DPDK rte_lpm layout).
     #[arg(
         long,
         value_delimiter = ',',
@@ -71,7 +72,10 @@ pub struct BenchArgs {
     /// the meaningful IPv6 workload), sequential (consecutive addresses from a random start), repeat (each random
     /// address 16 times in a row), zipf:ALPHA (a Zipf(ALPHA)-popular table prefix
     /// from a 64K-entry pktlab::traffic table, with random host bits), trace:PATH (destination
-    /// addresses of a pcap/pcapng, cycled).
+    /// addresses of a pcap/pcapng, cycled). zipf is the stand-in for real traffic: few
+    /// prefixes take most lookups, and since lookups go to prefixes rather than address
+    /// space, long prefixes are hit far more often than under random traffic (--by-depth
+    /// reports the share deeper than /24); use it with --pregen, its generator is costly.
     #[arg(long, default_value = "random")]
     traffic: String,
     /// Lookups per run (all threads together).
@@ -97,6 +101,13 @@ pub struct BenchArgs {
     /// With --updates: publish to readers after this many updates.
     #[arg(long, default_value_t = 64)]
     publish_every: usize,
+    /// Also time single lookups (serialised TSC, timer cost subtracted) and report cycle
+    /// percentiles grouped by the prefix length of the matched route (paper 004's box plot).
+    #[arg(long)]
+    by_depth: bool,
+    /// With --by-depth: lookups timed (the first N addresses of the traffic, thread 0).
+    #[arg(long, default_value = "1M", value_parser = parse_size)]
+    depth_samples: u64,
 }
 
 /// `pktlab lpm verify`
@@ -438,24 +449,38 @@ fn bench<A: Address>(args: &BenchArgs) -> Result<i32> {
         let (t, build_s) = build(algo, &table.routes);
         let stats = t.stats();
         let mut mlps = Vec::new();
+        let mut thread_mlps = Vec::new();
         let mut checksum = 0;
         for run in 0..args.runs {
             let per = args.lookups / args.threads as u64;
             let start = Instant::now();
-            let sums: Vec<u64> = std::thread::scope(|s| {
+            // Each thread times its own share: (checksum, seconds).
+            let per_thread: Vec<(u64, f64)> = std::thread::scope(|s| {
                 let hs: Vec<_> = (0..args.threads)
                     .map(|i| {
                         let t = &*t;
                         let tr = traffic.clone_ref();
                         let seed = stream(args.t.seed, i);
-                        s.spawn(move || lookups(t, &tr, per, args.batch, seed))
+                        s.spawn(move || {
+                            let st = Instant::now();
+                            let sum = lookups(t, &tr, per, args.batch, seed);
+                            (sum, st.elapsed().as_secs_f64())
+                        })
                     })
                     .collect();
-                hs.into_iter().map(|h| h.join().unwrap_or(0)).collect()
+                hs.into_iter()
+                    .map(|h| h.join().unwrap_or((0, f64::INFINITY)))
+                    .collect()
             });
             let secs = start.elapsed().as_secs_f64();
             mlps.push((per * args.threads as u64) as f64 / secs / 1e6);
-            checksum = sums.iter().fold(0u64, |a, b| a.wrapping_add(*b));
+            checksum = per_thread.iter().fold(0u64, |a, b| a.wrapping_add(b.0));
+            thread_mlps.push(
+                per_thread
+                    .iter()
+                    .map(|&(_, s)| per as f64 / s / 1e6)
+                    .collect::<Vec<f64>>(),
+            );
             eprintln!("pktlab: {algo} run {}: {:.2} Mlps", run + 1, mlps[run]);
         }
         let runs = mlps.clone();
@@ -470,9 +495,13 @@ fn bench<A: Address>(args: &BenchArgs) -> Result<i32> {
             "build_s": build_s,
             "build_routes_per_s": table.routes.len() as f64 / build_s,
             "runs_mlps": runs,
+            "runs_per_thread_mlps": thread_mlps,
             "checksum": checksum,
         });
         drop(t);
+        if args.by_depth {
+            r["by_depth"] = depth_costs::<A>(algo, &table.routes, &traffic, args)?;
+        }
         if let Some((ups, _)) = &updates {
             r["updates"] = bench_updates::<A>(algo, &table.routes, ups, args)?;
         }
@@ -494,6 +523,62 @@ fn bench<A: Address>(args: &BenchArgs) -> Result<i32> {
         print_bench(&out);
     }
     Ok(0)
+}
+
+/// `--by-depth`: builds `algo` as its concrete type and times the first `--depth-samples`
+/// addresses of the traffic one by one (`pktlab::lpm::by_depth`).
+fn depth_costs<A: Address>(
+    algo: Algo,
+    routes: &[(Prefix<A>, NextHop)],
+    traffic: &Traffic<A>,
+    args: &BenchArgs,
+) -> Result<Value> {
+    struct Run<'a, A: Address> {
+        routes: &'a [(Prefix<A>, NextHop)],
+        oracle: &'a Radix<A>,
+        addrs: &'a [A],
+    }
+    impl<A: Address> Visit<A> for Run<'_, A> {
+        type Out = Option<by_depth::ByDepth>;
+        fn visit<T: Lpm<A> + Clone + 'static>(self, mut t: T) -> Self::Out {
+            t.build(self.routes);
+            by_depth::by_depth(&t, self.oracle, self.addrs)
+        }
+    }
+    let mut oracle = Radix::<A>::new();
+    oracle.build(routes);
+    let mut rng = Xor128::new(stream(args.t.seed, 0));
+    let mut st = GenState::new(traffic, &mut rng);
+    let mut addrs = vec![A::ZERO; args.depth_samples.max(1) as usize];
+    st.fill(traffic, &mut rng, &mut addrs);
+    eprintln!(
+        "pktlab: {algo}: timing {} single lookups by depth",
+        addrs.len()
+    );
+    let r = algo
+        .visit(Run {
+            routes,
+            oracle: &oracle,
+            addrs: &addrs,
+        })
+        .ok_or_else(|| anyhow!("--by-depth needs an x86-64 time-stamp counter"))?;
+    let deeper: u64 = r
+        .per_depth
+        .iter()
+        .filter(|d| d.depth.is_some_and(|x| x > 24))
+        .map(|d| d.count)
+        .sum();
+    Ok(json!({
+        "unit": "tsc_ticks",
+        "timer_overhead": r.timer_overhead,
+        "lookups": r.lookups,
+        "share_deeper_than_24": deeper as f64 / r.lookups.max(1) as f64,
+        "checksum": r.checksum,
+        "depths": r.per_depth.iter().map(|d| json!({
+            "depth": d.depth, "count": d.count,
+            "p5": d.p5, "p25": d.p25, "p50": d.p50, "p75": d.p75, "p95": d.p95,
+        })).collect::<Vec<_>>(),
+    }))
 }
 
 fn print_bench(v: &Value) {
@@ -522,6 +607,27 @@ fn print_bench(v: &Value) {
             r["leaves"],
             r["build_s"].as_f64().unwrap_or(0.0)
         );
+        if let Some(d) = r.get("by_depth") {
+            println!(
+                "{:<20} by depth (TSC ticks, timer {} subtracted): depth count p5/p25/p50/p75/p95",
+                "", d["timer_overhead"]
+            );
+            for x in d["depths"].as_array().into_iter().flatten() {
+                println!(
+                    "{:<20}   {:>5} {:>9} {}/{}/{}/{}/{}",
+                    "",
+                    x["depth"]
+                        .as_u64()
+                        .map_or("none".to_string(), |v| format!("/{v}")),
+                    x["count"],
+                    x["p5"],
+                    x["p25"],
+                    x["p50"],
+                    x["p75"],
+                    x["p95"]
+                );
+            }
+        }
         if let Some(u) = r.get("updates") {
             println!(
                 "{:<20} updates: {} events in {:.2} s ({:.0}/s), reader {:.1} Mlps meanwhile",

@@ -209,10 +209,19 @@ mod tests {
         assert_eq!(pct(&[1, 2, 3, 4, 5], 95), 5);
         let mut t = Dxr::<u32>::new(16);
         t.build(&routes);
-        let addrs = [0x0A01_0201u32, 0x0A01_0202, 0x0A01_0281, 0x0B00_0000, 0x0A02_0000];
+        let addrs = [
+            0x0A01_0201u32,
+            0x0A01_0202,
+            0x0A01_0281,
+            0x0B00_0000,
+            0x0A02_0000,
+        ];
         if let Some(r) = by_depth(&t, &oracle, &addrs) {
             let depths: Vec<_> = r.per_depth.iter().map(|d| (d.depth, d.count)).collect();
-            assert_eq!(depths, [(None, 1), (Some(8), 1), (Some(16), 1), (Some(25), 2)]);
+            assert_eq!(
+                depths,
+                [(None, 1), (Some(8), 1), (Some(16), 1), (Some(25), 2)]
+            );
             assert_eq!(r.checksum, 3 + 3 + 2 + 1);
             assert!(r.per_depth.iter().all(|d| d.p5 <= d.p50 && d.p50 <= d.p95));
         }
