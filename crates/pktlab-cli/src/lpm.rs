@@ -416,6 +416,18 @@ fn lookups<A: Address>(
     sum
 }
 
+/// Time the calling thread has spent on a CPU, in ns (Linux `/proc/thread-self/schedstat`,
+/// first field). On a shared, overloaded machine lookups per on-CPU second is the rate the
+/// thread achieved while it actually ran; wall-clock Mlps also count time spent descheduled.
+fn oncpu_ns() -> Option<u64> {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
@@ -446,30 +458,38 @@ fn bench<A: Address>(args: &BenchArgs) -> Result<i32> {
     };
     let mut results = Vec::new();
     for algo in algos {
+        let c0 = oncpu_ns();
         let (t, build_s) = build(algo, &table.routes);
+        let build_oncpu_s = oncpu_ns()
+            .zip(c0)
+            .map_or(f64::NAN, |(b, a)| b.saturating_sub(a) as f64 * 1e-9);
         let stats = t.stats();
         let mut mlps = Vec::new();
         let mut thread_mlps = Vec::new();
+        let (mut oncpu_mlps, mut thread_oncpu) = (Vec::new(), Vec::new());
         let mut checksum = 0;
         for run in 0..args.runs {
             let per = args.lookups / args.threads as u64;
             let start = Instant::now();
-            // Each thread times its own share: (checksum, seconds).
-            let per_thread: Vec<(u64, f64)> = std::thread::scope(|s| {
+            // Each thread times its own share: (checksum, wall seconds, on-CPU seconds).
+            let per_thread: Vec<(u64, f64, f64)> = std::thread::scope(|s| {
                 let hs: Vec<_> = (0..args.threads)
                     .map(|i| {
                         let t = &*t;
                         let tr = traffic.clone_ref();
                         let seed = stream(args.t.seed, i);
                         s.spawn(move || {
-                            let st = Instant::now();
+                            let (st, c0) = (Instant::now(), oncpu_ns());
                             let sum = lookups(t, &tr, per, args.batch, seed);
-                            (sum, st.elapsed().as_secs_f64())
+                            let cpu = oncpu_ns().zip(c0).map_or(f64::NAN, |(b, a)| {
+                                b.saturating_sub(a) as f64 * 1e-9
+                            });
+                            (sum, st.elapsed().as_secs_f64(), cpu)
                         })
                     })
                     .collect();
                 hs.into_iter()
-                    .map(|h| h.join().unwrap_or((0, f64::INFINITY)))
+                    .map(|h| h.join().unwrap_or((0, f64::INFINITY, f64::NAN)))
                     .collect()
             });
             let secs = start.elapsed().as_secs_f64();
@@ -478,9 +498,15 @@ fn bench<A: Address>(args: &BenchArgs) -> Result<i32> {
             thread_mlps.push(
                 per_thread
                     .iter()
-                    .map(|&(_, s)| per as f64 / s / 1e6)
+                    .map(|&(_, s, _)| per as f64 / s / 1e6)
                     .collect::<Vec<f64>>(),
             );
+            let oncpu: Vec<f64> = per_thread
+                .iter()
+                .map(|&(_, _, c)| per as f64 / c / 1e6)
+                .collect();
+            oncpu_mlps.push(oncpu.iter().sum::<f64>());
+            thread_oncpu.push(oncpu);
             eprintln!("pktlab: {algo} run {}: {:.2} Mlps", run + 1, mlps[run]);
         }
         let runs = mlps.clone();
@@ -493,9 +519,13 @@ fn bench<A: Address>(args: &BenchArgs) -> Result<i32> {
             "internal_nodes": stats.internal_nodes,
             "leaves": stats.leaves,
             "build_s": build_s,
+            "build_oncpu_s": build_oncpu_s,
             "build_routes_per_s": table.routes.len() as f64 / build_s,
             "runs_mlps": runs,
             "runs_per_thread_mlps": thread_mlps,
+            "mlps_oncpu": median(&mut oncpu_mlps.clone()),
+            "runs_oncpu_mlps": oncpu_mlps,
+            "runs_per_thread_oncpu_mlps": thread_oncpu,
             "checksum": checksum,
         });
         drop(t);
