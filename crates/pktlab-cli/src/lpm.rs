@@ -481,9 +481,9 @@ fn bench<A: Address>(args: &BenchArgs) -> Result<i32> {
                         s.spawn(move || {
                             let (st, c0) = (Instant::now(), oncpu_ns());
                             let sum = lookups(t, &tr, per, args.batch, seed);
-                            let cpu = oncpu_ns().zip(c0).map_or(f64::NAN, |(b, a)| {
-                                b.saturating_sub(a) as f64 * 1e-9
-                            });
+                            let cpu = oncpu_ns()
+                                .zip(c0)
+                                .map_or(f64::NAN, |(b, a)| b.saturating_sub(a) as f64 * 1e-9);
                             (sum, st.elapsed().as_secs_f64(), cpu)
                         })
                     })
