@@ -39,7 +39,8 @@ pub struct TableArgs {
     #[arg(long, value_parser = parse_size)]
     synthetic_routes: Option<u64>,
     /// Algorithms: radix, poptrie0, poptrie16, poptrie18, poptrie18-basic, poptrie18-leafvec,
-    /// or any poptrie<S>[-basic|-leafvec] with S ≤ 24.
+    /// or any poptrie<S>[-basic|-leafvec] with S ≤ 24; treebitmap[<I>] (Tree BitMap, I
+    /// initial-array bits), sail (SAIL_L), d16r, d18r (DXR), dir24_8 (DPDK rte_lpm layout).
     #[arg(
         long,
         value_delimiter = ',',
@@ -62,7 +63,10 @@ pub struct BenchArgs {
     /// the meaningful IPv6 workload), sequential (consecutive addresses from a random start), repeat (each random
     /// address 16 times in a row), zipf:ALPHA (a Zipf(ALPHA)-popular table prefix
     /// from a 64K-entry pktlab::traffic table, with random host bits), trace:PATH (destination
-    /// addresses of a pcap/pcapng, cycled).
+    /// addresses of a pcap/pcapng, cycled). zipf is the stand-in for real traffic: few
+    /// prefixes take most lookups, and since lookups go to prefixes rather than address
+    /// space, long prefixes are hit far more often than under random traffic (--by-depth
+    /// reports the share deeper than /24); use it with --pregen, its generator is costly.
     #[arg(long, default_value = "random")]
     traffic: String,
     /// Lookups per run (all threads together).
@@ -88,6 +92,13 @@ pub struct BenchArgs {
     /// With --updates: publish to readers after this many updates.
     #[arg(long, default_value_t = 64)]
     publish_every: usize,
+    /// Also time single lookups (serialised TSC, timer cost subtracted) and report cycle
+    /// percentiles grouped by the prefix length of the matched route (paper 004's box plot).
+    #[arg(long)]
+    by_depth: bool,
+    /// With --by-depth: lookups timed (the first N addresses of the traffic, thread 0).
+    #[arg(long, default_value = "1M", value_parser = parse_size)]
+    depth_samples: u64,
 }
 
 /// `pktlab lpm verify`
@@ -139,6 +150,8 @@ fn bench(a: BenchArgs) -> Result<i32> {
         batch: a.batch,
         updates: a.updates,
         publish_every: a.publish_every,
+        by_depth: a.by_depth,
+        depth_samples: a.depth_samples,
     };
     let out = serde_json::to_value(lpm::bench(&cfg, &Bars::new())?)?;
     if a.t.json {
@@ -175,6 +188,27 @@ fn print_bench(v: &Value) {
             r["leaves"],
             r["build_s"].as_f64().unwrap_or(0.0)
         );
+        if let Some(d) = r.get("by_depth") {
+            println!(
+                "{:<20} by depth (TSC ticks, timer {} subtracted): depth count p5/p25/p50/p75/p95",
+                "", d["timer_overhead"]
+            );
+            for x in d["depths"].as_array().into_iter().flatten() {
+                println!(
+                    "{:<20}   {:>5} {:>9} {}/{}/{}/{}/{}",
+                    "",
+                    x["depth"]
+                        .as_u64()
+                        .map_or("none".to_string(), |v| format!("/{v}")),
+                    x["count"],
+                    x["p5"],
+                    x["p25"],
+                    x["p50"],
+                    x["p75"],
+                    x["p95"]
+                );
+            }
+        }
         if let Some(u) = r.get("updates") {
             println!(
                 "{:<20} updates: {} events in {:.2} s ({:.0}/s), reader {:.1} Mlps meanwhile",

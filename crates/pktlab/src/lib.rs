@@ -4,7 +4,8 @@
 //! network-function data planes (see `shared/papers/DIGEST.md` beside the repository):
 //!
 //! * [`lpm`] — IP longest-prefix match: Poptrie (Asai & Ohara, SIGCOMM 2015) for IPv4 and
-//!   IPv6, with a plain binary radix trie as the correctness oracle;
+//!   IPv6 and the baselines it was compared with (Tree BitMap, SAIL, DXR) plus DPDK's
+//!   DIR-24-8, with a plain binary radix trie as the correctness oracle;
 //! * [`net`] — address, prefix and next-hop value types;
 //! * [`io`] — routing-table readers (text, pyasn, MRT TABLE_DUMP_V2, update streams), next-hop
 //!   assignment schemes and a synthetic full-table generator;

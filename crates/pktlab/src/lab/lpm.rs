@@ -10,7 +10,7 @@ use crate::io::nexthop::NextHopScheme;
 use crate::io::routes::{read_table, read_updates, Update};
 use crate::io::synth::{synthetic_table, DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES};
 use crate::lpm::shared::{concurrent, Op};
-use crate::lpm::{Algo, Lpm, Radix, Visit};
+use crate::lpm::{by_depth, Algo, Lpm, Radix, Visit};
 use crate::net::{Address, NextHop, Prefix};
 use crate::traffic::ZipfTable;
 use crate::util::{splitmix64, Xor128};
@@ -97,6 +97,11 @@ pub struct BenchConfig {
     pub updates: Option<PathBuf>,
     /// With `updates`: publish to readers after this many updates.
     pub publish_every: usize,
+    /// Also time single lookups and group their cost by matched prefix length
+    /// ([`crate::lpm::by_depth`], paper 004's box plot).
+    pub by_depth: bool,
+    /// With `by_depth`: lookups timed (the first N addresses of the traffic, thread 0).
+    pub depth_samples: u64,
 }
 
 impl Default for BenchConfig {
@@ -111,6 +116,8 @@ impl Default for BenchConfig {
             batch: 256,
             updates: None,
             publish_every: 64,
+            by_depth: false,
+            depth_samples: 1 << 20,
         }
     }
 }
@@ -153,11 +160,139 @@ pub struct AlgoBench {
     pub build_routes_per_s: f64,
     /// Rate of every run.
     pub runs_mlps: Vec<f64>,
+    /// Build time on a CPU (the thread's run time, see [`oncpu_ns`]), seconds.
+    pub build_oncpu_s: f64,
+    /// Median over runs of the sum over threads of lookups per on-CPU second.
+    pub mlps_oncpu: f64,
+    /// On-CPU rate (all threads) of every run.
+    pub runs_oncpu_mlps: Vec<f64>,
+    /// Wall-clock rate of each thread, per run.
+    pub runs_per_thread_mlps: Vec<Vec<f64>>,
+    /// On-CPU rate of each thread, per run.
+    pub runs_per_thread_oncpu_mlps: Vec<Vec<f64>>,
     /// Wrapping sum of the next-hop ids looked up in the last run (0 for no route).
     pub checksum: u64,
     /// The update benchmark, when an update stream was given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub updates: Option<UpdateBench>,
+    /// Single-lookup cost by matched prefix length, with `by_depth`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub by_depth: Option<DepthReport>,
+}
+
+/// Cost percentiles of the lookups that matched routes of one prefix length.
+#[derive(Clone, Debug, Serialize)]
+pub struct DepthRow {
+    /// Prefix length of the matched route (`None`: no route).
+    pub depth: Option<u8>,
+    /// Lookups with that depth.
+    pub count: u64,
+    /// 5th percentile, TSC ticks.
+    pub p5: u64,
+    /// 25th percentile.
+    pub p25: u64,
+    /// Median.
+    pub p50: u64,
+    /// 75th percentile.
+    pub p75: u64,
+    /// 95th percentile.
+    pub p95: u64,
+}
+
+/// The `by_depth` part of an [`AlgoBench`] (see [`crate::lpm::by_depth`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct DepthReport {
+    /// Always `tsc_ticks`.
+    pub unit: String,
+    /// Median cost of an empty timing window, subtracted from every sample.
+    pub timer_overhead: u64,
+    /// Lookups timed.
+    pub lookups: u64,
+    /// Share of the timed lookups whose route is longer than /24.
+    pub share_deeper_than_24: f64,
+    /// Wrapping sum of the next hops returned.
+    pub checksum: u64,
+    /// One row per depth that occurred.
+    pub depths: Vec<DepthRow>,
+}
+
+/// Time the calling thread has spent on a CPU, in ns (Linux `/proc/thread-self/schedstat`,
+/// first field). On a shared, overloaded machine lookups per on-CPU second is the rate the
+/// thread achieved while it actually ran; wall-clock Mlps also count time spent descheduled.
+pub fn oncpu_ns() -> Option<u64> {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+fn oncpu_since(c0: Option<u64>) -> f64 {
+    oncpu_ns()
+        .zip(c0)
+        .map_or(f64::NAN, |(b, a)| b.saturating_sub(a) as f64 * 1e-9)
+}
+
+/// `by_depth`: builds `algo` as its concrete type and times the first `depth_samples`
+/// addresses of the traffic one by one.
+fn depth_costs<A: Address>(
+    algo: Algo,
+    routes: &[(Prefix<A>, NextHop)],
+    traffic: &Traffic<A>,
+    cfg: &BenchConfig,
+) -> Result<DepthReport> {
+    struct Run<'a, A: Address> {
+        routes: &'a [(Prefix<A>, NextHop)],
+        oracle: &'a Radix<A>,
+        addrs: &'a [A],
+    }
+    impl<A: Address> Visit<A> for Run<'_, A> {
+        type Out = Option<by_depth::ByDepth>;
+        fn visit<T: Lpm<A> + Clone + 'static>(self, mut t: T) -> Self::Out {
+            t.build(self.routes);
+            by_depth::by_depth(&t, self.oracle, self.addrs)
+        }
+    }
+    let mut oracle = Radix::<A>::new();
+    oracle.build(routes);
+    let mut rng = Xor128::new(stream(cfg.table.seed, 0));
+    let mut st = GenState::new(traffic, &mut rng);
+    let mut addrs = vec![A::ZERO; cfg.depth_samples.max(1) as usize];
+    st.fill(traffic, &mut rng, &mut addrs);
+    let r = algo
+        .visit(Run {
+            routes,
+            oracle: &oracle,
+            addrs: &addrs,
+        })
+        .ok_or_else(|| Error::param("--by-depth needs an x86-64 time-stamp counter"))?;
+    let deeper: u64 = r
+        .per_depth
+        .iter()
+        .filter(|d| d.depth.is_some_and(|x| x > 24))
+        .map(|d| d.count)
+        .sum();
+    Ok(DepthReport {
+        unit: "tsc_ticks".into(),
+        timer_overhead: r.timer_overhead,
+        lookups: r.lookups,
+        share_deeper_than_24: deeper as f64 / r.lookups.max(1) as f64,
+        checksum: r.checksum,
+        depths: r
+            .per_depth
+            .iter()
+            .map(|d| DepthRow {
+                depth: d.depth,
+                count: d.count,
+                p5: d.p5,
+                p25: d.p25,
+                p50: d.p50,
+                p75: d.p75,
+                p95: d.p95,
+            })
+            .collect(),
+    })
 }
 
 /// Result of [`bench`].
@@ -594,29 +729,52 @@ fn bench_family<A: Address>(cfg: &BenchConfig, p: &dyn Progress) -> Result<Bench
     };
     let mut results = Vec::new();
     for algo in algos {
+        let c0 = oncpu_ns();
         let (t, build_s) = build(algo, &table.routes);
+        let build_oncpu_s = oncpu_since(c0);
         let stats = t.stats();
         let mut mlps = Vec::new();
+        let (mut thread_mlps, mut oncpu_mlps, mut thread_oncpu) =
+            (Vec::new(), Vec::new(), Vec::new());
         let mut checksum = 0;
         p.start(&format!("{algo} lookups"), Some(cfg.runs as u64));
         for run in 0..cfg.runs {
             let per = cfg.lookups / cfg.threads as u64;
             let start = Instant::now();
-            let sums: Vec<u64> = std::thread::scope(|s| {
+            // Each thread times its own share: (checksum, wall seconds, on-CPU seconds).
+            let per_thread: Vec<(u64, f64, f64)> = std::thread::scope(|s| {
                 let hs: Vec<_> = (0..cfg.threads)
                     .map(|i| {
                         let t = &*t;
                         let tr = traffic.clone_ref();
                         let seed = stream(cfg.table.seed, i);
                         let batch = cfg.batch;
-                        s.spawn(move || lookups(t, &tr, per, batch, seed))
+                        s.spawn(move || {
+                            let (st, c0) = (Instant::now(), oncpu_ns());
+                            let sum = lookups(t, &tr, per, batch, seed);
+                            (sum, st.elapsed().as_secs_f64(), oncpu_since(c0))
+                        })
                     })
                     .collect();
-                hs.into_iter().map(|h| h.join().unwrap_or(0)).collect()
+                hs.into_iter()
+                    .map(|h| h.join().unwrap_or((0, f64::INFINITY, f64::NAN)))
+                    .collect()
             });
             let secs = start.elapsed().as_secs_f64();
             mlps.push((per * cfg.threads as u64) as f64 / secs / 1e6);
-            checksum = sums.iter().fold(0u64, |a, b| a.wrapping_add(*b));
+            checksum = per_thread.iter().fold(0u64, |a, b| a.wrapping_add(b.0));
+            thread_mlps.push(
+                per_thread
+                    .iter()
+                    .map(|&(_, s, _)| per as f64 / s / 1e6)
+                    .collect::<Vec<f64>>(),
+            );
+            let oncpu: Vec<f64> = per_thread
+                .iter()
+                .map(|&(_, _, c)| per as f64 / c / 1e6)
+                .collect();
+            oncpu_mlps.push(oncpu.iter().sum::<f64>());
+            thread_oncpu.push(oncpu);
             p.note(&format!("{algo} run {}: {:.2} Mlps", run + 1, mlps[run]));
             p.set(run as u64 + 1);
         }
@@ -633,12 +791,25 @@ fn bench_family<A: Address>(cfg: &BenchConfig, p: &dyn Progress) -> Result<Bench
             build_s,
             build_routes_per_s: table.routes.len() as f64 / build_s,
             runs_mlps,
+            build_oncpu_s,
+            mlps_oncpu: median(&mut oncpu_mlps.clone()),
+            runs_oncpu_mlps: oncpu_mlps,
+            runs_per_thread_mlps: thread_mlps,
+            runs_per_thread_oncpu_mlps: thread_oncpu,
             checksum,
             updates: None,
+            by_depth: None,
         };
         drop(t);
         if let Some((ups, _)) = &updates {
             r.updates = Some(bench_updates::<A>(algo, &table.routes, ups, cfg, p));
+        }
+        if cfg.by_depth {
+            p.note(&format!(
+                "{algo}: timing {} single lookups by depth",
+                cfg.depth_samples
+            ));
+            r.by_depth = Some(depth_costs::<A>(algo, &table.routes, &traffic, cfg)?);
         }
         results.push(r);
     }

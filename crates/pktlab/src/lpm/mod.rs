@@ -12,6 +12,8 @@
 //!   ranges, as D16R and D18R;
 //! * [`dir24_8`] — DIR-24-8 in DPDK `rte_lpm`'s layout and update algorithm (IPv6: the
 //!   `rte_lpm6` chain of 8-bit groups);
+//! * [`by_depth`] — cost of single lookups by the depth of the matched route (the paper's box
+//!   plot), timed with a serialised TSC;
 //! * [`shared`] — concurrent access: one updater and many lookup threads, with atomic
 //!   publication and reclamation after a grace period (left-right).
 //!
@@ -25,6 +27,7 @@
 //! SAIL paper evaluates IPv4 only and DXR's entry formats are IPv4-only: their `u128`
 //! versions work and are tested, but are pktlab's generalisations.
 
+pub mod by_depth;
 pub mod dir24_8;
 pub mod dxr;
 pub mod poptrie;

@@ -1,0 +1,229 @@
+//! Cost of single lookups by the depth of the matched route: the Poptrie paper's box plot.
+//!
+//! Asai & Ohara (SIGCOMM 2015, §5; digest `papers/DIGEST.md`, 004) time every lookup of a
+//! random address on its own and group the CPU cycles by the *binary radix depth* of the
+//! route it matched — the prefix length — showing median, quartiles and 5th/95th
+//! percentiles per depth: DXR degrades past its direct-table bits, SAIL has a high 95th
+//! percentile, Poptrie stays low. [`by_depth`] does the same for any [`Lpm`].
+//!
+//! **Timer.** Each lookup is bracketed by the time-stamp counter, serialised so the lookup
+//! cannot leak out of the window: `lfence; rdtsc; lfence` before and `rdtscp; lfence` after
+//! (rdtscp waits for the lookup's loads to complete; the fences keep later instructions from
+//! starting early). The window's own cost — the same bracket around an empty body, measured
+//! [`CALIBRATION`] times — has its **median** subtracted from every sample (samples never go
+//! below zero). Units are TSC ticks, which on processors with an invariant TSC
+//! (`constant_tsc`) count at the nominal frequency, not the current core clock. Fencing
+//! removes the overlap of independent lookups that a throughput loop enjoys, so these are
+//! latencies of isolated lookups — as in the paper, useful to compare depths and structures,
+//! not to predict Mlps.
+
+use super::radix::Radix;
+use super::Lpm;
+use crate::net::{Address, NextHop};
+
+/// Samples of the empty timing window used to measure the timer's own cost.
+pub const CALIBRATION: usize = 100_000;
+
+/// Percentiles of the cost of the lookups whose matched route has one depth.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DepthCost {
+    /// Prefix length of the matched route (`None`: no route matched).
+    pub depth: Option<u8>,
+    /// Lookups with that depth.
+    pub count: u64,
+    /// 5th percentile, in TSC ticks (timer overhead subtracted).
+    pub p5: u64,
+    /// 25th percentile.
+    pub p25: u64,
+    /// Median.
+    pub p50: u64,
+    /// 75th percentile.
+    pub p75: u64,
+    /// 95th percentile.
+    pub p95: u64,
+}
+
+/// The result of [`by_depth`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ByDepth {
+    /// Median cost of the empty timing window (subtracted from every sample), TSC ticks.
+    pub timer_overhead: u64,
+    /// Lookups timed.
+    pub lookups: u64,
+    /// One entry per depth that occurred, "no route" first, then by increasing depth.
+    pub per_depth: Vec<DepthCost>,
+    /// Wrapping sum of the raw next hops returned (ties the run to the throughput runs).
+    pub checksum: u64,
+}
+
+/// Prefix length of the longest route of `rib` containing `a` (`None` if none does).
+pub fn match_depth<A: Address>(rib: &Radix<A>, a: A) -> Option<u8> {
+    let mut n = 0u32;
+    let mut best = (rib.node(0).nh != 0).then_some(0u8);
+    for i in 0..A::BITS {
+        n = rib.node(n).child[a.bit(i)];
+        if n == 0 {
+            break;
+        }
+        if rib.node(n).nh != 0 {
+            best = Some(i as u8 + 1);
+        }
+    }
+    best
+}
+
+#[cfg(target_arch = "x86_64")]
+mod tsc {
+    use std::arch::x86_64::{__rdtscp, _mm_lfence, _rdtsc};
+
+    /// Opens a timing window.
+    #[inline(always)]
+    pub fn start() -> u64 {
+        // SAFETY: lfence and rdtsc are part of x86-64 (SSE2 is baseline); no memory access.
+        unsafe {
+            _mm_lfence();
+            let t = _rdtsc();
+            _mm_lfence();
+            t
+        }
+    }
+
+    /// Closes a timing window.
+    #[inline(always)]
+    pub fn stop() -> u64 {
+        let mut aux = 0u32;
+        // SAFETY: RDTSCP exists on every x86-64 CPU since AMD K8 and Intel Nehalem (the
+        // standard library cannot detect it at run time); `aux` is a valid place for
+        // TSC_AUX.
+        unsafe {
+            let t = __rdtscp(&mut aux);
+            _mm_lfence();
+            t
+        }
+    }
+}
+
+/// Median cost of an empty timing window over `samples` tries, in TSC ticks (`None` off
+/// x86-64, where no serialising TSC read exists).
+pub fn timer_overhead(samples: usize) -> Option<u64> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut v: Vec<u64> = (0..samples.max(1))
+            .map(|_| {
+                let t0 = tsc::start();
+                std::hint::black_box(0u32);
+                tsc::stop().wrapping_sub(t0)
+            })
+            .collect();
+        v.sort_unstable();
+        Some(v[v.len() / 2])
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = samples;
+        None
+    }
+}
+
+/// Nearest-rank percentile `q` (0..=100) of sorted `v` (non-empty).
+fn pct(v: &[u64], q: usize) -> u64 {
+    v[((v.len() - 1) * q + 50) / 100]
+}
+
+/// Times every lookup of `addrs` in `t` on its own and groups the costs by the depth of the
+/// route `oracle` (the same routes) matches. `None` where the timer is unavailable.
+pub fn by_depth<A: Address, T: Lpm<A> + ?Sized>(
+    t: &T,
+    oracle: &Radix<A>,
+    addrs: &[A],
+) -> Option<ByDepth> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let overhead = timer_overhead(CALIBRATION)?;
+        // Warm up page tables and the branch predictor on a prefix of the stream.
+        let mut checksum = 0u64;
+        for a in addrs.iter().take(1 << 16) {
+            std::hint::black_box(t.lookup(*a));
+        }
+        // Bucket 0 = no route, 1 + d = depth d.
+        let mut buckets: Vec<Vec<u64>> = vec![Vec::new(); A::BITS as usize + 2];
+        for &a in addrs {
+            let t0 = tsc::start();
+            let r = std::hint::black_box(t.lookup(std::hint::black_box(a)));
+            let c = tsc::stop().wrapping_sub(t0).saturating_sub(overhead);
+            checksum = checksum.wrapping_add(NextHop::raw(r) as u64);
+            let b = match_depth(oracle, a).map_or(0, |d| d as usize + 1);
+            buckets[b].push(c);
+        }
+        let per_depth = buckets
+            .into_iter()
+            .enumerate()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(b, mut v)| {
+                v.sort_unstable();
+                DepthCost {
+                    depth: b.checked_sub(1).map(|d| d as u8),
+                    count: v.len() as u64,
+                    p5: pct(&v, 5),
+                    p25: pct(&v, 25),
+                    p50: pct(&v, 50),
+                    p75: pct(&v, 75),
+                    p95: pct(&v, 95),
+                }
+            })
+            .collect();
+        Some(ByDepth {
+            timer_overhead: overhead,
+            lookups: addrs.len() as u64,
+            per_depth,
+            checksum,
+        })
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (t, oracle, addrs);
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lpm::{Dxr, Lpm};
+    use crate::net::Prefix;
+
+    #[test]
+    fn depths_and_percentiles() {
+        let nh = |x| NextHop::new(x).unwrap();
+        let routes: Vec<(Prefix<u32>, NextHop)> = vec![
+            ("10.0.0.0/8".parse().unwrap(), nh(1)),
+            ("10.1.0.0/16".parse().unwrap(), nh(2)),
+            ("10.1.2.0/25".parse().unwrap(), nh(3)),
+        ];
+        let mut oracle = Radix::new();
+        oracle.build(&routes);
+        assert_eq!(match_depth(&oracle, 0x0A01_0201), Some(25));
+        assert_eq!(match_depth(&oracle, 0x0A01_0281), Some(16));
+        assert_eq!(match_depth(&oracle, 0x0B00_0000), None);
+        assert_eq!(pct(&[1, 2, 3, 4, 5], 50), 3);
+        assert_eq!(pct(&[1, 2, 3, 4, 5], 95), 5);
+        let mut t = Dxr::<u32>::new(16);
+        t.build(&routes);
+        let addrs = [
+            0x0A01_0201u32,
+            0x0A01_0202,
+            0x0A01_0281,
+            0x0B00_0000,
+            0x0A02_0000,
+        ];
+        if let Some(r) = by_depth(&t, &oracle, &addrs) {
+            let depths: Vec<_> = r.per_depth.iter().map(|d| (d.depth, d.count)).collect();
+            assert_eq!(
+                depths,
+                [(None, 1), (Some(8), 1), (Some(16), 1), (Some(25), 2)]
+            );
+            assert_eq!(r.checksum, 3 + 3 + 2 + 1);
+            assert!(r.per_depth.iter().all(|d| d.p5 <= d.p50 && d.p50 <= d.p95));
+        }
+    }
+}
