@@ -1,5 +1,5 @@
-//! Fixed-capacity open-addressing hash index (u64 key → u32 slot) shared by the content-store
-//! policies and the PIT: linear probing, Fibonacci hashing, backward-shift deletion (Knuth,
+//! Fixed-capacity open-addressing hash index (u64 key → u32 slot) of the linked cache store
+//! ([`super::Linked`]) and the CCN PIT: linear probing, Fibonacci hashing, backward-shift deletion (Knuth,
 //! TAOCP vol. 3 §6.4, Algorithm R), so there are no tombstones and no allocation after `new`.
 
 const EMPTY: u32 = u32::MAX;
