@@ -7,7 +7,8 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use pktlab::flowcache::source::{next_uses, SourceReport};
 use pktlab::flowcache::{
-    policy_ways, AnySim, DelayModel, SetIndex, SimConfig, TracePacket, TraceSource, POLICY_NAMES,
+    min_ways, policy_ways, AnySim, DelayModel, SetIndex, SimConfig, TracePacket, TraceSource,
+    PAPER_POLICIES, POLICY_NAMES,
 };
 use pktlab::io::compact::{CompactWriter, PcapWriter};
 use pktlab::traffic::{LengthHist, SynthConfig};
@@ -59,14 +60,15 @@ pub struct TraceArgs {
 /// Cache geometry and timing model.
 #[derive(Args, Clone)]
 pub struct ModelArgs {
-    /// Comma-separated policies: lru, slru, hpc1, hpc2, hpc4, hpc8, hpc16, spc, random, fifo,
-    /// belady, or `all`.
+    /// Comma-separated policies: lru, slru, hpcN (hpc1, hpc2, hpc4, hpc8, hpc16 …), spc,
+    /// random, fifo, belady, clock, lfu, arc, s3fifo, sieve, tinylfu; `paper` (Table 2's) or
+    /// `all`.
     #[arg(long, default_value = "lru,slru,hpc1,hpc2,hpc4,hpc8,hpc16")]
     policy: String,
-    /// Ways per set (default: 4 for lru/fifo/random/spc, 8 = two 4-way halves for
-    /// slru/hpc/belady).
-    #[arg(long)]
-    ways: Option<usize>,
+    /// Ways per set, or `full` (fully associative: one set) (default: 4 for
+    /// lru/fifo/random/spc, 8 = two 4-way halves for slru/hpc/belady, 8 for the others).
+    #[arg(long, value_parser = parse_ways)]
+    ways: Option<Ways>,
     /// Set index hash: crc (paper) or xor.
     #[arg(long, default_value = "crc")]
     index: String,
@@ -91,6 +93,36 @@ pub struct ModelArgs {
     /// Packets per streamed chunk (4K keeps a chunk in L2).
     #[arg(long, default_value = "4K", value_parser = parse_size)]
     chunk: u64,
+}
+
+/// `--ways`: a number of ways or fully associative.
+#[derive(Clone, Copy, Debug)]
+pub enum Ways {
+    /// Ways per set.
+    N(usize),
+    /// One set holding every entry.
+    Full,
+}
+
+fn parse_ways(s: &str) -> Result<Ways, String> {
+    if s == "full" {
+        return Ok(Ways::Full);
+    }
+    match parse_size(s) {
+        Ok(0) => Err("ways must be ≥ 1".into()),
+        Ok(n) => Ok(Ways::N(n as usize)),
+        Err(e) => Err(format!("{e} (or `full`)")),
+    }
+}
+
+/// Ways for policy `p` at `entries` entries under `--ways`.
+fn ways_for(p: &str, w: Option<Ways>, entries: usize) -> usize {
+    let w = match w {
+        Some(Ways::Full) => entries,
+        Some(Ways::N(n)) => n,
+        None => policy_ways(p, None).unwrap_or(4),
+    };
+    w.clamp(min_ways(p), entries.max(min_ways(p)))
 }
 
 /// `pktlab cache sim`
@@ -205,6 +237,8 @@ fn config(m: &ModelArgs) -> Result<SimConfig> {
 fn policies(list: &str) -> Result<Vec<String>> {
     let v: Vec<String> = if list == "all" {
         POLICY_NAMES.iter().map(|s| s.to_string()).collect()
+    } else if list == "paper" {
+        PAPER_POLICIES.iter().map(|s| s.to_string()).collect()
     } else {
         list.split(',').map(|s| s.trim().to_lowercase()).collect()
     };
@@ -308,7 +342,7 @@ fn sim(a: SimArgs) -> Result<i32> {
     let entries = a.entries.max(1) as usize;
     let mut runs = Vec::new();
     for p in policies(&a.m.policy)? {
-        let ways = policy_ways(&p, a.m.ways).unwrap_or(4).max(1);
+        let ways = ways_for(&p, a.m.ways, entries);
         runs.push(Run {
             sim: AnySim::new(&p, entries, ways, cfg, a.t.seed).context("policy")?,
             name: p,
@@ -364,7 +398,7 @@ fn sweep(a: SweepArgs) -> Result<i32> {
     while bytes <= a.max_bytes {
         for p in &pols {
             let entries = (bytes / eb) as usize;
-            let ways = policy_ways(p, a.m.ways).unwrap_or(4).max(1).min(entries);
+            let ways = ways_for(p, a.m.ways, entries);
             runs.push(Run {
                 sim: AnySim::new(p, entries, ways, cfg, a.t.seed).context("policy")?,
                 name: p.clone(),

@@ -32,7 +32,8 @@ pub struct SimArgs {
     #[arg(long, value_delimiter = ',', value_parser = parse_size,
           default_value = "0,2^10,2^14,2^16,2^18,2^20,2^22")]
     cs_entries: Vec<u64>,
-    /// Replacement policies: lru, fifo, lfu, random.
+    /// Replacement policies: lru, fifo, lfu, random, clock, slru, spc, hpc4, arc, s3fifo,
+    /// sieve, tinylfu (fully associative).
     #[arg(long, value_delimiter = ',', default_value = "lru")]
     policy: Vec<String>,
     /// Measured requests per hit-ratio simulation (after the store is full).
@@ -71,7 +72,14 @@ fn sim(a: SimArgs) -> Result<i32> {
     for p in &a.policy {
         match Policy::parse(p) {
             Some(x) => pols.push(x),
-            None => bail!("--policy {p:?}: expected lru, fifo, lfu or random"),
+            None => bail!(
+                "--policy {p:?}: expected one of {}",
+                Policy::ALL
+                    .iter()
+                    .map(|p| p.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         }
     }
     if a.cs_entries.iter().any(|&c| c > 1 << 26) {

@@ -8,14 +8,20 @@
 
 use super::{KeyIndex, Layout, Store, NIL};
 
+/// A slot's key and list links, side by side (one cache line per node touched).
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    key: u64,
+    prev: u32,
+    next: u32,
+}
+
 /// Index + intrusive lists + free lists (+ optional heap) in flat arrays.
 #[derive(Clone, Debug)]
 pub struct Linked<M> {
     index: KeyIndex,
-    keys: Vec<u64>,
+    nodes: Vec<Node>,
     meta: Vec<M>,
-    prev: Vec<u32>,
-    next: Vec<u32>,
     queue: Vec<u8>,
     /// Per (set, queue): head, tail, len.
     heads: Vec<u32>,
@@ -46,16 +52,16 @@ impl<M: Copy + Default + Ord> Linked<M> {
     fn unlink(&mut self, set: usize, s: u32) {
         let q = self.queue[s as usize] as usize;
         let l = self.lq(set, q);
-        let (p, n) = (self.prev[s as usize], self.next[s as usize]);
+        let (p, n) = (self.nodes[s as usize].prev, self.nodes[s as usize].next);
         if p == NIL {
             self.heads[l] = n;
         } else {
-            self.next[p as usize] = n;
+            self.nodes[p as usize].next = n;
         }
         if n == NIL {
             self.tails[l] = p;
         } else {
-            self.prev[n as usize] = p;
+            self.nodes[n as usize].prev = p;
         }
         self.lens[l] -= 1;
     }
@@ -63,12 +69,12 @@ impl<M: Copy + Default + Ord> Linked<M> {
     fn link_front(&mut self, set: usize, s: u32, q: usize) {
         let l = self.lq(set, q);
         let h = self.heads[l];
-        self.prev[s as usize] = NIL;
-        self.next[s as usize] = h;
+        self.nodes[s as usize].prev = NIL;
+        self.nodes[s as usize].next = h;
         if h == NIL {
             self.tails[l] = s;
         } else {
-            self.prev[h as usize] = s;
+            self.nodes[h as usize].prev = s;
         }
         self.heads[l] = s;
         self.queue[s as usize] = q as u8;
@@ -78,12 +84,12 @@ impl<M: Copy + Default + Ord> Linked<M> {
     fn link_back(&mut self, set: usize, s: u32, q: usize) {
         let l = self.lq(set, q);
         let t = self.tails[l];
-        self.next[s as usize] = NIL;
-        self.prev[s as usize] = t;
+        self.nodes[s as usize].next = NIL;
+        self.nodes[s as usize].prev = t;
         if t == NIL {
             self.heads[l] = s;
         } else {
-            self.next[t as usize] = s;
+            self.nodes[t as usize].next = s;
         }
         self.tails[l] = s;
         self.queue[s as usize] = q as u8;
@@ -100,8 +106,8 @@ impl<M: Copy + Default + Ord> Linked<M> {
         };
         let s = pool[set];
         assert!(s != NIL, "cache store: set {set} queue {q} overfull");
-        pool[set] = self.next[s as usize];
-        self.keys[s as usize] = key;
+        pool[set] = self.nodes[s as usize].next;
+        self.nodes[s as usize].key = key;
         self.meta[s as usize] = m;
         self.index.insert(key, s);
         if self.layout.heap {
@@ -114,14 +120,14 @@ impl<M: Copy + Default + Ord> Linked<M> {
         if self.layout.heap {
             self.heap_remove(set, s);
         }
-        self.index.remove(self.keys[s as usize]);
+        self.index.remove(self.nodes[s as usize].key);
         let pool = if self.ghost(self.queue[s as usize] as usize) {
             &mut self.free_ghost
         } else {
             self.resident -= 1;
             &mut self.free
         };
-        self.next[s as usize] = pool[set];
+        self.nodes[s as usize].next = pool[set];
         pool[set] = s;
     }
     /// Moves slot `s` into queue `q`, re-allocating when it crosses between the resident and
@@ -133,7 +139,7 @@ impl<M: Copy + Default + Ord> Linked<M> {
         if self.ghost(from) == self.ghost(q) {
             return s;
         }
-        let (k, m) = (self.keys[s as usize], self.meta[s as usize]);
+        let (k, m) = (self.nodes[s as usize].key, self.meta[s as usize]);
         self.release(set, s);
         self.alloc(set, q, k, m)
     }
@@ -232,10 +238,15 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Linked<M> {
         let nl = sets * layout.queues;
         Linked {
             index: KeyIndex::new(total),
-            keys: vec![0; total],
+            nodes: next
+                .into_iter()
+                .map(|n| Node {
+                    key: 0,
+                    prev: NIL,
+                    next: n,
+                })
+                .collect(),
             meta: vec![M::default(); total],
-            prev: vec![NIL; total],
-            next,
             queue: vec![0; total],
             heads: vec![NIL; nl],
             tails: vec![NIL; nl],
@@ -275,7 +286,7 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Linked<M> {
     }
     #[inline(always)]
     fn key(&self, _set: usize, h: u32) -> u64 {
-        self.keys[h as usize]
+        self.nodes[h as usize].key
     }
     #[inline(always)]
     fn queue(&self, _set: usize, h: u32) -> usize {
@@ -297,12 +308,12 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Linked<M> {
     }
     #[inline(always)]
     fn prev(&self, _set: usize, h: u32) -> Option<u32> {
-        let p = self.prev[h as usize];
+        let p = self.nodes[h as usize].prev;
         (p != NIL).then_some(p)
     }
     #[inline(always)]
     fn next(&self, _set: usize, h: u32) -> Option<u32> {
-        let n = self.next[h as usize];
+        let n = self.nodes[h as usize].next;
         (n != NIL).then_some(n)
     }
     #[inline(always)]
@@ -334,22 +345,22 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Linked<M> {
         s
     }
     fn swap_prev(&mut self, set: usize, h: u32) {
-        let p = self.prev[h as usize];
+        let p = self.nodes[h as usize].prev;
         if p == NIL {
             return;
         }
         // Unlink h and relink it just in front of p.
         let q = self.queue[h as usize] as usize;
         self.unlink(set, h);
-        let pp = self.prev[p as usize];
+        let pp = self.nodes[p as usize].prev;
         let l = self.lq(set, q);
-        self.prev[h as usize] = pp;
-        self.next[h as usize] = p;
-        self.prev[p as usize] = h;
+        self.nodes[h as usize].prev = pp;
+        self.nodes[h as usize].next = p;
+        self.nodes[p as usize].prev = h;
         if pp == NIL {
             self.heads[l] = h;
         } else {
-            self.next[pp as usize] = h;
+            self.nodes[pp as usize].next = h;
         }
         self.lens[l] += 1;
     }
@@ -367,15 +378,15 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Linked<M> {
     }
     #[inline(always)]
     fn replace(&mut self, set: usize, h: u32, key: u64, m: M) {
-        self.index.remove(self.keys[h as usize]);
-        self.keys[h as usize] = key;
+        self.index.remove(self.nodes[h as usize].key);
+        self.nodes[h as usize].key = key;
         self.index.insert(key, h);
         self.set_meta(set, h, m);
     }
     #[inline(always)]
     fn remove(&mut self, set: usize, h: u32) {
         if self.hand[set] == h {
-            self.hand[set] = self.prev[h as usize];
+            self.hand[set] = self.nodes[h as usize].prev;
         }
         self.unlink(set, h);
         self.release(set, h);
