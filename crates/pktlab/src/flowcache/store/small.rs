@@ -19,7 +19,6 @@ pub struct Small<M> {
     lens: Vec<[u8; 4]>,
     hand: Vec<u8>,
     stride: usize,
-    resident: usize,
     layout: Layout,
 }
 
@@ -78,8 +77,14 @@ impl<M: Copy + Default> Small<M> {
     fn base(&self, set: usize) -> usize {
         set * self.stride
     }
+    /// True when entries carry metadata (a zero-sized `M` moves for free and is skipped).
+    const META: bool = std::mem::size_of::<M>() > 0;
+
     #[inline(always)]
     fn start(&self, set: usize, q: usize) -> usize {
+        if q == 0 || self.layout.queues == 1 {
+            return 0;
+        }
         let l = &self.lens[set];
         let mut s = 0;
         for &x in &l[..q] {
@@ -93,16 +98,9 @@ impl<M: Copy + Default> Small<M> {
         l[0] as usize + l[1] as usize + l[2] as usize + l[3] as usize
     }
     #[inline(always)]
-    fn ghost(&self, q: usize) -> bool {
-        self.layout.ghost_mask >> q & 1 == 1
-    }
-    #[inline(always)]
     fn add_len(&mut self, set: usize, q: usize, d: i32) {
         let l = &mut self.lens[set][q];
         *l = (*l as i32 + d) as u8;
-        if !self.ghost(q) {
-            self.resident = (self.resident as isize + d as isize) as usize;
-        }
     }
     /// Moves position `i` to position `to` within the set, shifting what lies between.
     #[inline(always)]
@@ -111,10 +109,14 @@ impl<M: Copy + Default> Small<M> {
         let r = b..b + self.stride;
         if to <= i {
             shift_right(&mut self.keys[r.clone()], to, i);
-            shift_right(&mut self.meta[r], to, i);
+            if Self::META {
+                shift_right(&mut self.meta[r], to, i);
+            }
         } else {
             shift_left(&mut self.keys[r.clone()], i, to);
-            shift_left(&mut self.meta[r], i, to);
+            if Self::META {
+                shift_left(&mut self.meta[r], i, to);
+            }
         }
     }
 }
@@ -134,7 +136,6 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Small<M> {
             lens: vec![[0; 4]; layout.sets],
             hand: vec![0; layout.sets],
             stride,
-            resident: 0,
             layout,
         }
     }
@@ -153,6 +154,9 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Small<M> {
     }
     #[inline(always)]
     fn queue(&self, set: usize, h: u32) -> usize {
+        if self.layout.queues == 1 {
+            return 0;
+        }
         let l = self.lens[set];
         let mut end = 0;
         for (q, &x) in l.iter().enumerate() {
@@ -303,6 +307,7 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Small<M> {
     #[inline(always)]
     fn touch_front(&mut self, set: usize, key: u64) -> bool {
         debug_assert_eq!(self.layout.queues, 1);
+        debug_assert!(!Self::META, "touch_front moves keys only");
         let key = key as u32;
         let b = self.base(set);
         let w = &mut self.keys[b..b + self.stride];
@@ -332,11 +337,19 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Small<M> {
         };
         let grow = (!hit && (self.lens[set][0] as usize) < self.stride) as u8;
         self.lens[set][0] += grow;
-        self.resident += grow as usize;
         hit
     }
     fn resident(&self) -> usize {
-        self.resident
+        let g = self.layout.ghost_mask;
+        self.lens
+            .iter()
+            .map(|l| {
+                (0..4)
+                    .filter(|&q| g >> q & 1 == 0)
+                    .map(|q| l[q] as usize)
+                    .sum::<usize>()
+            })
+            .sum()
     }
     fn slot(&self, set: usize, h: u32) -> u32 {
         (self.base(set) + h as usize) as u32
