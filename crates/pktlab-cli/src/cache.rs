@@ -10,7 +10,7 @@ use pktlab::flowcache::{
     min_ways, policy_ways, AnySim, DelayModel, SetIndex, SimConfig, TracePacket, TraceSource,
     PAPER_POLICIES, POLICY_NAMES,
 };
-use pktlab::io::compact::{CompactWriter, PcapWriter};
+use pktlab::io::compact::{CompactWriter, PcapExport};
 use pktlab::traffic::{LengthHist, SynthConfig};
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -550,7 +550,7 @@ fn convert(a: ConvertArgs) -> Result<i32> {
             cw.finish().map_err(io)?;
         }
         "pcap" => {
-            let mut pw = PcapWriter::new(w).map_err(io)?;
+            let mut pw = PcapExport::new(w).map_err(io)?;
             while s.fill(&mut buf, 1 << 16) {
                 for p in &buf {
                     let k = s.key(p.flow).context("flow key")?;

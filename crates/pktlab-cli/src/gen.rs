@@ -329,7 +329,7 @@ fn write_pcap(
     for i in 0..count {
         frame(i, &mut f).with_context(|| format!("{}: packet {i}", path.display()))?;
         bytes += f.len() as u64;
-        w.write(1_700_000_000_000_000 + i, &f)
+        w.write((1_700_000_000_000_000 + i) * 1_000, &f)
             .with_context(|| format!("{}: write", path.display()))?;
         if i % 65536 == 0 {
             pb.set_position(i);
@@ -354,7 +354,7 @@ fn flows(a: FlowArgs) -> Result<i32> {
     let zeros = [0u8; 1500];
     let written = write_pcap(path, a.o.count, "flows pcap", |i, f| {
         let (k, len) = s.next_packet();
-        let ips = Ips::V4(k.src, k.dst);
+        let ips = Ips::from_key(&k);
         if k.proto == 6 {
             let payload = &zeros[..len as usize - 40];
             build_frame(

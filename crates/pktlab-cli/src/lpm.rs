@@ -7,7 +7,7 @@ use pktlab::io::nexthop::NextHopScheme;
 use pktlab::io::routes::{read_table, read_updates, Update};
 use pktlab::io::synth::{synthetic_table, DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES};
 use pktlab::lpm::shared::{concurrent, Op};
-use pktlab::lpm::{Algo, Lpm, Poptrie, Radix};
+use pktlab::lpm::{Algo, Lpm, Radix, Visit};
 use pktlab::net::{Address, NextHop, Prefix};
 use pktlab::traffic::ZipfTable;
 use pktlab::util::{splitmix64, Xor128};
@@ -613,18 +613,20 @@ fn bench_updates<A: Address>(
         "pktlab: {algo}: applying {} updates with a concurrent reader",
         ups.len()
     );
-    Ok(match algo {
-        Algo::Radix => {
-            let mut t = Radix::<A>::new();
-            t.build(routes);
-            go(t, ups, args)
+    /// Builds the concrete table and runs `go` on it.
+    struct Build<'a, A: Address> {
+        routes: &'a [(Prefix<A>, NextHop)],
+        ups: &'a [Update<A>],
+        args: &'a BenchArgs,
+    }
+    impl<A: Address> Visit<A> for Build<'_, A> {
+        type Out = Value;
+        fn visit<T: Lpm<A> + Clone + 'static>(self, mut t: T) -> Value {
+            t.build(self.routes);
+            go(t, self.ups, self.args)
         }
-        Algo::Poptrie(c) => {
-            let mut t = Poptrie::<A>::new(c);
-            t.build(routes);
-            go(t, ups, args)
-        }
-    })
+    }
+    Ok(algo.visit(Build { routes, ups, args }))
 }
 
 /// Addresses to check for a set of prefixes: first, last and their neighbours.

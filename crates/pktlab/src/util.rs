@@ -1,7 +1,12 @@
-//! Small deterministic helpers shared across pktlab: hashing and pseudo-random generators.
+//! Small deterministic helpers shared across pktlab: hashing (including [`FastHasher`], the
+//! non-SipHash hasher for maps keyed by prefixes, addresses or ids) and pseudo-random
+//! generators.
 //!
 //! These are deliberately tiny and fully specified so that other implementations (the C
 //! reference Poptrie, scripts) can reproduce pktlab's inputs bit for bit.
+
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// The splitmix64 finaliser (Steele, Lea & Flood): add the golden gamma, then three
 /// xor-shift/multiply rounds. Used by the `hash:N` next-hop scheme.
@@ -12,6 +17,64 @@ pub fn splitmix64(mut z: u64) -> u64 {
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
 }
+
+/// A fast, deterministic hasher for maps keyed by prefixes, addresses, flow keys or ids: each
+/// written word is folded in with a rotate-xor-multiply step, and [`splitmix64`] finalises.
+/// Not resistant to hash flooding — for keys that come from local files or simulations, where
+/// SipHash would only cost time on hot paths.
+#[derive(Default, Clone, Copy, Debug)]
+pub struct FastHasher(u64);
+
+impl FastHasher {
+    #[inline]
+    fn mix(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(23) ^ v).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+impl Hasher for FastHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        splitmix64(self.0)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.mix(u64::from_le_bytes(w));
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, v: u8) {
+        self.mix(v as u64);
+    }
+    #[inline]
+    fn write_u16(&mut self, v: u16) {
+        self.mix(v as u64);
+    }
+    #[inline]
+    fn write_u32(&mut self, v: u32) {
+        self.mix(v as u64);
+    }
+    #[inline]
+    fn write_u64(&mut self, v: u64) {
+        self.mix(v);
+    }
+    #[inline]
+    fn write_u128(&mut self, v: u128) {
+        self.mix((v >> 64) as u64);
+        self.mix(v as u64);
+    }
+    #[inline]
+    fn write_usize(&mut self, v: usize) {
+        self.mix(v as u64);
+    }
+}
+
+/// A `HashMap` with [`FastHasher`].
+pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
+/// A `HashSet` with [`FastHasher`].
+pub type FastSet<K> = HashSet<K, BuildHasherDefault<FastHasher>>;
 
 /// Marsaglia's xorshift64 generator (13, 7, 17): tiny state, good enough for benchmark
 /// traffic; the seed must be non-zero (zero is replaced by a fixed constant).

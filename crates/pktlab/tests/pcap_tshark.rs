@@ -14,7 +14,7 @@ fn tshark_check(name: &str, frames: &[Vec<u8>]) {
     let path = std::env::temp_dir().join(format!("pktlab-{name}-{}.pcap", std::process::id()));
     let mut w = PcapWriter::new(std::fs::File::create(&path).unwrap()).unwrap();
     for (i, f) in frames.iter().enumerate() {
-        w.write(i as u64, f).unwrap();
+        w.write(i as u64 * 1_000, f).unwrap();
     }
     w.finish().unwrap();
     let out = Command::new("tshark")
@@ -121,13 +121,7 @@ fn flow_pcap_reads_cleanly_in_tshark() {
             }
         };
         let hdr = if k.proto == 6 { 40 } else { 28 };
-        build_frame(
-            &mut f,
-            Ips::V4(k.src, k.dst),
-            l4,
-            &zeros[..len as usize - hdr],
-        )
-        .unwrap();
+        build_frame(&mut f, Ips::from_key(&k), l4, &zeros[..len as usize - hdr]).unwrap();
         frames.push(f);
     }
     tshark_check("flows", &frames);

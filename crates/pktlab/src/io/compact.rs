@@ -7,6 +7,7 @@
 //! [`FlowKey::to_bytes`]. Flow ids are dense in first-appearance order. A typical packet costs
 //! 3–5 bytes; the reader keeps one `FlowKey` per flow.
 
+use super::pcap_write::{fold, sum16, PcapWriter, TsResolution, LINKTYPE_RAW};
 use super::IoError;
 use crate::net::{FlowKey, FLOW_KEY_BYTES};
 use std::io::{BufRead, Write};
@@ -228,28 +229,21 @@ impl<R: BufRead> CompactReader<R> {
     }
 }
 
-/// Writes a legacy pcap (nanosecond timestamps, link type RAW) with one minimal IPv4/IPv6
-/// packet per record carrying the flow's 5-tuple (TCP: 20-byte header, UDP: 8 bytes, other
-/// protocols: no transport header). Used to export synthetic traces for other tools.
-pub struct PcapWriter<W: Write> {
-    out: W,
+/// Exports a flow trace as a pcap (nanosecond timestamps, link type RAW) through
+/// [`super::pcap_write::PcapWriter`], with one minimal IPv4/IPv6 packet per record carrying
+/// the flow's 5-tuple (TCP: 20-byte header, UDP: 8 bytes, other protocols: no transport
+/// header; valid IPv4 header checksum, transport checksums left zero). Used to export
+/// synthetic traces for other tools.
+pub struct PcapExport<W: Write> {
+    out: PcapWriter<W>,
     buf: Vec<u8>,
 }
 
-impl<W: Write> PcapWriter<W> {
+impl<W: Write> PcapExport<W> {
     /// Starts a capture (writes the global header).
-    pub fn new(mut out: W) -> std::io::Result<Self> {
-        let mut h = Vec::with_capacity(24);
-        h.extend_from_slice(&0xa1b2_3c4du32.to_le_bytes());
-        h.extend_from_slice(&2u16.to_le_bytes());
-        h.extend_from_slice(&4u16.to_le_bytes());
-        h.extend_from_slice(&0i32.to_le_bytes());
-        h.extend_from_slice(&0u32.to_le_bytes());
-        h.extend_from_slice(&65535u32.to_le_bytes());
-        h.extend_from_slice(&101u32.to_le_bytes()); // LINKTYPE_RAW
-        out.write_all(&h)?;
-        Ok(PcapWriter {
-            out,
+    pub fn new(out: W) -> std::io::Result<Self> {
+        Ok(PcapExport {
+            out: PcapWriter::with_format(out, LINKTYPE_RAW, TsResolution::Nanos)?,
             buf: Vec::with_capacity(128),
         })
     }
@@ -275,14 +269,8 @@ impl<W: Write> PcapWriter<W> {
             b.extend_from_slice(&[0, 0, 0x40, 0, 64, key.proto, 0, 0]);
             b.extend_from_slice(&key.src[..4]);
             b.extend_from_slice(&key.dst[..4]);
-            let mut sum = 0u32;
-            for c in b[..20].chunks_exact(2) {
-                sum += u16::from_be_bytes([c[0], c[1]]) as u32;
-            }
-            while sum > 0xffff {
-                sum = (sum & 0xffff) + (sum >> 16);
-            }
-            b[10..12].copy_from_slice(&(!(sum as u16)).to_be_bytes());
+            let c = fold(sum16(0, &b[..20]));
+            b[10..12].copy_from_slice(&c.to_be_bytes());
         }
         if l4 > 0 {
             b.extend_from_slice(&key.sport.to_be_bytes());
@@ -295,19 +283,12 @@ impl<W: Write> PcapWriter<W> {
                 b.extend_from_slice(&[0x50, 0x10, 0xff, 0xff, 0, 0, 0, 0]);
             }
         }
-        let mut rec = [0u8; 16];
-        rec[0..4].copy_from_slice(&((ts_ns / 1_000_000_000) as u32).to_le_bytes());
-        rec[4..8].copy_from_slice(&((ts_ns % 1_000_000_000) as u32).to_le_bytes());
-        rec[8..12].copy_from_slice(&(b.len() as u32).to_le_bytes());
-        rec[12..16].copy_from_slice(&(b.len() as u32).to_le_bytes());
-        self.out.write_all(&rec)?;
-        self.out.write_all(b)
+        self.out.write(ts_ns, b)
     }
 
     /// Flushes and returns the writer.
-    pub fn finish(mut self) -> std::io::Result<W> {
-        self.out.flush()?;
-        Ok(self.out)
+    pub fn finish(self) -> std::io::Result<W> {
+        self.out.finish()
     }
 }
 
@@ -359,7 +340,7 @@ mod tests {
         let b = FlowKey::v6([9; 16], [8; 16], 3, 4, 17);
         let c = FlowKey::v4([1, 2, 3, 4], [5, 6, 7, 8], 0, 0, 1);
         let f = std::fs::File::create(&dir).unwrap();
-        let mut w = PcapWriter::new(std::io::BufWriter::new(f)).unwrap();
+        let mut w = PcapExport::new(std::io::BufWriter::new(f)).unwrap();
         for (i, k) in [a, b, c].iter().enumerate() {
             w.write(1_000_000_007 * (i as u64 + 1), k).unwrap();
         }

@@ -5,8 +5,14 @@
 //! * [`nexthop`] — [`NextHopScheme`] (`file`, `asn:N`, `hash:N`) and the hash/ASN mappings;
 //! * [`synth`] — [`synthetic_table`], a seeded, realistic full-table generator.
 //!
-//! This file also holds the shared error type [`IoError`] and [`open_maybe_compressed`], which
-//! makes gzip and bzip2 input transparent (detected by magic bytes, not by file extension).
+//! Every reader takes bytes, not only paths: each path function (`read_table`,
+//! `PacketReader::open`, …) is a thin wrapper over a `…_from` / `from_reader` counterpart that
+//! reads any [`Read`] (a file, a byte slice, stdin) and names the input in its messages by a
+//! caller-given name.
+//!
+//! This file also holds the shared error type [`IoError`], [`open_maybe_compressed`] and
+//! [`decompress`], which make gzip and bzip2 input transparent (detected by magic bytes, not by
+//! file extension).
 
 pub mod compact;
 pub mod nexthop;
@@ -17,7 +23,9 @@ pub mod routes;
 pub mod synth;
 
 pub use nexthop::{asn_nexthop, hash_nexthop, NextHopScheme, SchemeError};
-pub use routes::{read_table, read_updates, ReadReport, Route, Table, Update};
+pub use routes::{
+    read_table, read_table_from, read_updates, read_updates_from, ReadReport, Route, Table, Update,
+};
 pub use synth::{synthetic_table, DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES};
 
 use std::fs::File;
@@ -79,30 +87,77 @@ pub fn open_maybe_compressed(path: &Path) -> Result<Box<dyn BufRead + Send>, IoE
         error,
     };
     let file = File::open(path).map_err(open_err)?;
-    let mut reader = BufReader::with_capacity(BUF_SIZE, file);
-    // Peek at up to three bytes without consuming them. A regular file fills the buffer in
-    // one read, so `fill_buf` shows the magic unless the file is shorter than it.
-    let head = reader.fill_buf().map_err(open_err)?;
-    if head.starts_with(&[0x1f, 0x8b]) {
-        let dec = flate2::bufread::MultiGzDecoder::new(reader);
-        Ok(Box::new(BufReader::with_capacity(BUF_SIZE, dec)))
-    } else if head.starts_with(b"BZh") {
-        let dec = bzip2::bufread::MultiBzDecoder::new(reader);
-        Ok(Box::new(BufReader::with_capacity(BUF_SIZE, dec)))
-    } else {
-        Ok(Box::new(reader))
+    decompress(file).map_err(open_err)
+}
+
+/// Wraps any reader for buffered reading, transparently decompressing gzip (magic `1f 8b`,
+/// all members) and bzip2 (magic `BZh`, all streams) — the in-memory counterpart of
+/// [`open_maybe_compressed`], e.g. `decompress(&bytes[..])`. Detection is by content. An
+/// error is one from reading the first bytes.
+pub fn decompress<'a, R: Read + Send + 'a>(r: R) -> std::io::Result<Box<dyn BufRead + Send + 'a>> {
+    let mut reader = BufReader::with_capacity(BUF_SIZE, r);
+    let head = reader.fill_buf()?;
+    if head.len() >= 3 || head.is_empty() {
+        // The usual case (a file, a byte slice): the first fill shows the magic.
+        let magic = magic_of(head);
+        return Ok(by_magic(reader, magic));
     }
+    // A short first read (a pipe, a chunked reader): gather three bytes explicitly and put
+    // them back in front of the rest.
+    let (head, rest) = peek(reader, 3)?;
+    let magic = magic_of(&head);
+    Ok(by_magic(std::io::Cursor::new(head).chain(rest), magic))
+}
+
+/// What [`by_magic`] needs of the first bytes.
+#[derive(Clone, Copy)]
+enum Magic {
+    Gzip,
+    Bzip2,
+    Plain,
+}
+
+fn magic_of(head: &[u8]) -> Magic {
+    if head.starts_with(&[0x1f, 0x8b]) {
+        Magic::Gzip
+    } else if head.starts_with(b"BZh") {
+        Magic::Bzip2
+    } else {
+        Magic::Plain
+    }
+}
+
+/// Puts the decompressor `magic` calls for behind `reader`.
+fn by_magic<'a, B: BufRead + Send + 'a>(reader: B, magic: Magic) -> Box<dyn BufRead + Send + 'a> {
+    match magic {
+        Magic::Gzip => Box::new(BufReader::with_capacity(
+            BUF_SIZE,
+            flate2::bufread::MultiGzDecoder::new(reader),
+        )),
+        Magic::Bzip2 => Box::new(BufReader::with_capacity(
+            BUF_SIZE,
+            bzip2::bufread::MultiBzDecoder::new(reader),
+        )),
+        Magic::Plain => Box::new(reader),
+    }
+}
+
+/// Reads up to `n` bytes from the start of `r` (fewer only at end of input), returning them
+/// and the rest of `r`.
+fn peek<R: Read>(mut r: R, n: usize) -> std::io::Result<(Vec<u8>, R)> {
+    let mut head = Vec::with_capacity(n);
+    (&mut r).take(n as u64).read_to_end(&mut head)?;
+    Ok((head, r))
 }
 
 /// Reads up to `n` bytes from the start of `r` (fewer only at end of input) and returns them
 /// together with a reader that yields the same complete stream, peeked bytes included.
-pub(crate) fn peek_stream(
-    mut r: Box<dyn BufRead + Send>,
+pub(crate) fn peek_stream<'a>(
+    r: Box<dyn BufRead + Send + 'a>,
     n: usize,
-) -> std::io::Result<(Vec<u8>, Box<dyn BufRead + Send>)> {
-    let mut head = Vec::with_capacity(n);
-    (&mut r).take(n as u64).read_to_end(&mut head)?;
-    let rest: Box<dyn BufRead + Send> = Box::new(std::io::Cursor::new(head.clone()).chain(r));
+) -> std::io::Result<(Vec<u8>, Box<dyn BufRead + Send + 'a>)> {
+    let (head, r) = peek(r, n)?;
+    let rest: Box<dyn BufRead + Send + 'a> = Box::new(std::io::Cursor::new(head.clone()).chain(r));
     Ok((head, rest))
 }
 

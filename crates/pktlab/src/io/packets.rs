@@ -18,19 +18,22 @@
 //! Timestamps: legacy pcap in µs or ns (by magic), pcapng by each interface's `if_tsresol` and
 //! `if_tsoffset`; all converted to ns since the epoch.
 
-use super::{open_maybe_compressed, IoError};
+use super::{decompress, open_maybe_compressed, IoError};
 use crate::net::FlowKey;
 use etherparse::{EtherType, IpNumber, LaxNetSlice, LaxSlicedPacket};
 use pcap_parser::pcapng::Block;
 use pcap_parser::traits::PcapReaderIterator;
 use pcap_parser::{Linktype, PcapBlockOwned, PcapError};
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 use std::path::Path;
+
+/// Initial size of the read buffer (grown for larger blocks, up to 256 MiB).
+const READ_BUF: usize = 1 << 16;
 
 /// What reading a capture found so far.
 #[derive(Clone, Debug, Default)]
 pub struct PacketReport {
-    /// The capture's path.
+    /// The capture's name: its path, or the name given to [`PacketReader::from_reader`].
     pub path: String,
     /// Packet records read (including skipped ones).
     pub records: u64,
@@ -114,7 +117,8 @@ pub struct PacketRecord {
     pub key: Option<FlowKey>,
 }
 
-/// A streaming reader of packet records from a pcap or pcapng file (gzip/bzip2 transparent).
+/// A streaming reader of packet records from a pcap or pcapng file or stream (gzip/bzip2
+/// transparent).
 pub struct PacketReader {
     reader: Box<dyn PcapReaderIterator + Send>,
     report: PacketReport,
@@ -133,14 +137,43 @@ fn ts_ns(sec: u64, frac: u64, per_sec: u64) -> u64 {
 }
 
 impl PacketReader {
-    /// Opens `path`; fails (one line, naming the file and byte 0) if it is not a capture.
+    /// Opens the capture file `path` (see [`PacketReader::from_reader`]); messages name the
+    /// file.
     pub fn open(path: &Path) -> Result<Self, IoError> {
-        let name = path.display().to_string();
-        let rd: Box<dyn BufRead + Send> = open_maybe_compressed(path)?;
-        let reader = pcap_parser::create_reader(1 << 16, rd).map_err(|e| IoError::Unsupported {
-            path: name.clone(),
-            msg: format!("byte 0: not a pcap or pcapng capture ({e:?})"),
+        Self::from_decompressed(open_maybe_compressed(path)?, path.display().to_string())
+    }
+
+    /// Reads a capture from any reader (a file, a `Cursor` over bytes, stdin), gzip/bzip2
+    /// transparent; `name` names the input in messages. Fails (one line, naming the input and
+    /// byte 0) if it is not a capture.
+    pub fn from_reader(r: impl Read + Send + 'static, name: &str) -> Result<Self, IoError> {
+        let rd = decompress(r).map_err(|error| IoError::Read {
+            path: name.to_string(),
+            pos: "byte 0".to_string(),
+            error,
         })?;
+        Self::from_decompressed(rd, name.to_string())
+    }
+
+    fn from_decompressed(rd: Box<dyn BufRead + Send>, name: String) -> Result<Self, IoError> {
+        // pcap-parser identifies the format from what a single `read` returns; hand it the
+        // first block of the input whole, however the underlying reader chunks it.
+        let mut head = Vec::with_capacity(READ_BUF);
+        let mut rd = rd;
+        (&mut rd)
+            .take(READ_BUF as u64)
+            .read_to_end(&mut head)
+            .map_err(|error| IoError::Read {
+                path: name.clone(),
+                pos: "byte 0".to_string(),
+                error,
+            })?;
+        let rd = std::io::Cursor::new(head).chain(rd);
+        let reader =
+            pcap_parser::create_reader(READ_BUF, rd).map_err(|e| IoError::Unsupported {
+                path: name.clone(),
+                msg: format!("byte 0: not a pcap or pcapng capture ({e:?})"),
+            })?;
         Ok(PacketReader {
             reader,
             report: PacketReport {
@@ -151,7 +184,7 @@ impl PacketReader {
             legacy_ns: false,
             ifaces: Vec::new(),
             consumed: 0,
-            capacity: 1 << 16,
+            capacity: READ_BUF,
             done: false,
         })
     }
@@ -321,5 +354,83 @@ mod tests {
         assert_eq!(flow_key(Linktype::ETHERNET, &arp), None);
         assert_eq!(flow_key(Linktype::RAW, &[0xff; 3]), None);
         assert_eq!(flow_key(Linktype::LINUX_SLL, &[0; 5]), None);
+    }
+
+    /// A legacy pcap (µs, LINKTYPE_RAW) of `n` UDP/IPv4 packets, one per flow.
+    fn raw_pcap(n: u8) -> Vec<u8> {
+        let mut b = Vec::new();
+        for w in [0xa1b2_c3d4u32, 0x0004_0002, 0, 0, 65535, 101] {
+            b.extend_from_slice(&w.to_le_bytes());
+        }
+        for i in 0..n {
+            let mut ip = vec![
+                0x45, 0, 0, 28, 0, 1, 0, 0, 64, 17, 0, 0, 10, 0, 0, i, 10, 0, 0, 2,
+            ];
+            ip.extend_from_slice(&[0x03, 0xe8, 0, 53, 0, 8, 0, 0]);
+            for w in [i as u32, 7, ip.len() as u32, ip.len() as u32] {
+                b.extend_from_slice(&w.to_le_bytes());
+            }
+            b.extend_from_slice(&ip);
+        }
+        b
+    }
+
+    fn read_all(mut r: PacketReader) -> (Vec<PacketRecord>, PacketReport) {
+        let mut v = Vec::new();
+        while let Some(p) = r.next_record() {
+            v.push(p);
+        }
+        (v, r.report().clone())
+    }
+
+    /// Hands out one byte per `read`.
+    struct OneByte(std::io::Cursor<Vec<u8>>);
+
+    impl Read for OneByte {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = buf.len().min(1);
+            self.0.read(&mut buf[..n])
+        }
+    }
+
+    #[test]
+    fn reads_from_bytes_and_every_cut_is_reported() {
+        let bytes = raw_pcap(5);
+        let (all, rep) = read_all(
+            PacketReader::from_reader(std::io::Cursor::new(bytes.clone()), "mem").unwrap(),
+        );
+        assert_eq!(rep.records, 5);
+        assert_eq!(rep.skipped, 0);
+        assert!(rep.truncated.is_none());
+        assert_eq!(all[3].ts_ns, 3_000_007_000);
+        assert_eq!(
+            all[3].key,
+            Some(FlowKey::v4([10, 0, 0, 3], [10, 0, 0, 2], 1000, 53, 17))
+        );
+        // A reader that dribbles one byte at a time reads the same.
+        let (dribbled, _) = read_all(
+            PacketReader::from_reader(OneByte(std::io::Cursor::new(bytes.clone())), "d").unwrap(),
+        );
+        assert_eq!(dribbled, all);
+        // Every cut keeps a prefix of the packets and reports the cut unless it falls on a
+        // record boundary.
+        let rec = 16 + 28;
+        for cut in 24..bytes.len() {
+            let r = PacketReader::from_reader(std::io::Cursor::new(bytes[..cut].to_vec()), "cut")
+                .unwrap();
+            let (got, rep) = read_all(r);
+            assert_eq!(got[..], all[..got.len()]);
+            assert_eq!(got.len(), (cut - 24) / rec);
+            assert_eq!(rep.truncated.is_some(), (cut - 24) % rec != 0, "cut {cut}");
+        }
+        // Not a capture: one line naming the input and byte 0.
+        let e = PacketReader::from_reader(std::io::Cursor::new(b"hello".to_vec()), "h")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.starts_with("h: byte 0: not a pcap or pcapng capture"),
+            "{e}"
+        );
     }
 }

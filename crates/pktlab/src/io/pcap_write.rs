@@ -1,4 +1,5 @@
-//! pcap output (the classic libpcap format, LINKTYPE_ETHERNET, microsecond timestamps) and frame
+//! pcap output — the only pcap writer of pktlab (the classic libpcap format; any link type, e.g.
+//! LINKTYPE_ETHERNET or LINKTYPE_RAW; microsecond or nanosecond timestamps) — and frame
 //! builders for Ethernet II + IPv4 (RFC 791, header checksum RFC 1071) or IPv6 (RFC 8200) + UDP
 //! (RFC 768) or TCP (RFC 9293) with correct lengths and checksums (pseudo-header per RFC 768 /
 //! RFC 8200 §8.1). Used by `pktlab gen` for Zipf flow traces and CCNx-over-UDP (port 9896, as
@@ -19,37 +20,70 @@ pub mod tcp_flags {
     pub const ACK: u8 = 0x10;
 }
 
+/// LINKTYPE_ETHERNET (Ethernet II frames).
+pub const LINKTYPE_ETHERNET: u32 = 1;
+/// LINKTYPE_RAW (bare IPv4/IPv6 packets, no link-layer header).
+pub const LINKTYPE_RAW: u32 = 101;
+
+/// Timestamp resolution of a pcap file (chosen by the magic number of its header).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TsResolution {
+    /// Microseconds (magic `a1b2c3d4`).
+    Micros,
+    /// Nanoseconds (magic `a1b23c4d`).
+    Nanos,
+}
+
 /// Writes a pcap stream: the global header on creation, then one record per frame.
+/// Timestamps are given in nanoseconds since the epoch and stored at the file's resolution.
 pub struct PcapWriter<W: Write> {
     w: W,
     snaplen: u32,
+    res: TsResolution,
     records: u64,
 }
 
 impl<W: Write> PcapWriter<W> {
-    /// Starts a pcap stream on `w` (little-endian, version 2.4, snaplen 65535, Ethernet).
-    pub fn new(mut w: W) -> io::Result<Self> {
+    /// Starts a pcap stream on `w`: little-endian, version 2.4, snaplen 65535, Ethernet,
+    /// microsecond timestamps.
+    pub fn new(w: W) -> io::Result<Self> {
+        Self::with_format(w, LINKTYPE_ETHERNET, TsResolution::Micros)
+    }
+
+    /// Starts a pcap stream with link type `linktype` (e.g. [`LINKTYPE_RAW`]) and timestamp
+    /// resolution `res`.
+    pub fn with_format(mut w: W, linktype: u32, res: TsResolution) -> io::Result<Self> {
         let snaplen = 65_535u32;
+        let magic: u32 = match res {
+            TsResolution::Micros => 0xA1B2_C3D4,
+            TsResolution::Nanos => 0xA1B2_3C4D,
+        };
         let mut h = [0u8; 24];
-        h[0..4].copy_from_slice(&0xA1B2_C3D4u32.to_le_bytes());
+        h[0..4].copy_from_slice(&magic.to_le_bytes());
         h[4..6].copy_from_slice(&2u16.to_le_bytes());
         h[6..8].copy_from_slice(&4u16.to_le_bytes());
         h[16..20].copy_from_slice(&snaplen.to_le_bytes());
-        h[20..24].copy_from_slice(&1u32.to_le_bytes());
+        h[20..24].copy_from_slice(&linktype.to_le_bytes());
         w.write_all(&h)?;
         Ok(PcapWriter {
             w,
             snaplen,
+            res,
             records: 0,
         })
     }
 
-    /// Appends one frame captured at `ts_us` microseconds since the epoch.
-    pub fn write(&mut self, ts_us: u64, frame: &[u8]) -> io::Result<()> {
+    /// Appends one frame captured at `ts_ns` nanoseconds since the epoch (truncated to the
+    /// file's resolution).
+    pub fn write(&mut self, ts_ns: u64, frame: &[u8]) -> io::Result<()> {
         let incl = (frame.len() as u32).min(self.snaplen);
+        let (sec, frac) = match self.res {
+            TsResolution::Micros => (ts_ns / 1_000_000_000, ts_ns / 1_000 % 1_000_000),
+            TsResolution::Nanos => (ts_ns / 1_000_000_000, ts_ns % 1_000_000_000),
+        };
         let mut h = [0u8; 16];
-        h[0..4].copy_from_slice(&((ts_us / 1_000_000) as u32).to_le_bytes());
-        h[4..8].copy_from_slice(&((ts_us % 1_000_000) as u32).to_le_bytes());
+        h[0..4].copy_from_slice(&(sec as u32).to_le_bytes());
+        h[4..8].copy_from_slice(&(frac as u32).to_le_bytes());
         h[8..12].copy_from_slice(&incl.to_le_bytes());
         h[12..16].copy_from_slice(&(frame.len() as u32).to_le_bytes());
         self.w.write_all(&h)?;
@@ -77,6 +111,18 @@ pub enum Ips {
     V4(u32, u32),
     /// IPv6 source and destination.
     V6(u128, u128),
+}
+
+impl Ips {
+    /// The endpoints of a flow key.
+    pub fn from_key(k: &crate::net::FlowKey) -> Ips {
+        if k.v6 {
+            Ips::V6(u128::from_be_bytes(k.src), u128::from_be_bytes(k.dst))
+        } else {
+            let w = |a: &[u8; 16]| u32::from_be_bytes([a[0], a[1], a[2], a[3]]);
+            Ips::V4(w(&k.src), w(&k.dst))
+        }
+    }
 }
 
 /// Transport header to build.
@@ -108,7 +154,7 @@ pub enum L4 {
 pub const MAX_PAYLOAD: usize = 65_535 - 60 - 40;
 
 /// One's-complement sum of 16-bit big-endian words (odd trailing byte padded).
-fn sum16(mut acc: u32, b: &[u8]) -> u32 {
+pub(crate) fn sum16(mut acc: u32, b: &[u8]) -> u32 {
     let mut c = b.chunks_exact(2);
     for w in &mut c {
         acc += u16::from_be_bytes([w[0], w[1]]) as u32;
@@ -120,7 +166,7 @@ fn sum16(mut acc: u32, b: &[u8]) -> u32 {
 }
 
 /// Folds a 32-bit one's-complement accumulator to the 16-bit checksum.
-fn fold(mut acc: u32) -> u16 {
+pub(crate) fn fold(mut acc: u32) -> u16 {
     while acc >> 16 != 0 {
         acc = (acc & 0xFFFF) + (acc >> 16);
     }
@@ -273,7 +319,7 @@ mod tests {
                 b"abc",
             )
             .unwrap();
-            w.write(i as u64 * 10, &f).unwrap();
+            w.write(i as u64 * 10_000, &f).unwrap();
         }
         assert_eq!(w.records(), 10);
         let bytes = w.finish().unwrap();

@@ -15,8 +15,9 @@
 //! always produces the same table.
 
 use super::nexthop::{asn_nexthop, hash_nexthop, NextHopScheme};
-use super::routes::{FastSet, Route};
+use super::routes::Route;
 use crate::net::{Address, Family, Prefix};
+use crate::util::FastSet;
 use crate::util::{splitmix64, XorShift64};
 
 /// Default number of routes of a synthetic IPv4 table (about today's full table).

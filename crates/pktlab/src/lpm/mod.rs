@@ -4,18 +4,43 @@
 //! * [`radix`] — plain binary trie, the oracle every other structure is tested against;
 //! * [`poptrie`] — Poptrie (Asai & Ohara, SIGCOMM 2015) with direct pointing, leafvec and
 //!   route aggregation, for IPv4 (`u32`) and IPv6 (`u128`);
+//! * [`treebitmap`] — Tree BitMap (Eatherton, Varghese & Dittia, CCR 2004) with an initial
+//!   array, IPv4 and IPv6;
+//! * [`sail`] — SAIL_L (Yang et al., SIGCOMM 2014): arrays at pivot levels 16/24/32 with
+//!   pivot pushing;
+//! * [`dxr`] — DXR (Zec, Rizzo & Mikuc, CCR 2012): direct table plus binary search over
+//!   ranges, as D16R and D18R;
+//! * [`dir24_8`] — DIR-24-8 in DPDK `rte_lpm`'s layout and update algorithm (IPv6: the
+//!   `rte_lpm6` chain of 8-bit groups);
 //! * [`shared`] — concurrent access: one updater and many lookup threads, with atomic
 //!   publication and reclamation after a grace period (left-right).
 //!
-//! [`Algo`] names the configurations the CLI and benchmarks accept.
+//! The multibit structures keep their routes in a [`Radix`] trie and build or repair their
+//! lookup structure from it (`walk`). [`Algo`] names the configurations the CLI and
+//! benchmarks accept; [`Algo::visit`] hands a caller the concrete type of one, so timing
+//! loops run without dynamic dispatch per lookup.
+//!
+//! Which have a published IPv6 form: Poptrie and Tree BitMap (both papers treat IPv6);
+//! DIR-24-8's IPv6 form is DPDK's `rte_lpm6` layout (24-bit table, then 8-bit groups). The
+//! SAIL paper evaluates IPv4 only and DXR's entry formats are IPv4-only: their `u128`
+//! versions work and are tested, but are pktlab's generalisations.
 
+pub mod dir24_8;
+pub mod dxr;
 pub mod poptrie;
 pub mod radix;
+pub mod sail;
 pub mod shared;
+pub mod treebitmap;
+mod walk;
 
 use crate::net::{Address, NextHop, Prefix};
+pub use dir24_8::Dir24_8;
+pub use dxr::Dxr;
 pub use poptrie::{Poptrie, PoptrieConfig, Variant};
 pub use radix::Radix;
+pub use sail::Sail;
+pub use treebitmap::{TbmConfig, TreeBitmap};
 use std::fmt;
 use std::str::FromStr;
 
@@ -66,6 +91,21 @@ pub trait Lpm<A: Address>: Send + Sync {
     fn stats(&self) -> LpmStats;
 }
 
+/// Hints the CPU to bring the cache line at `p` into L1. Never faults, whatever `p` is.
+#[inline(always)]
+pub(crate) fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetch is a hint; it does not dereference `p` architecturally and never
+    // faults, even for invalid addresses. SSE is part of the x86-64 baseline.
+    #[allow(unused_unsafe)]
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch(p as *const i8, _MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// The LPM configurations pktlab knows by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Algo {
@@ -73,11 +113,27 @@ pub enum Algo {
     Radix,
     /// Poptrie with the given direct-pointing bits and variant.
     Poptrie(PoptrieConfig),
+    /// Tree BitMap with the given initial array.
+    TreeBitmap(TbmConfig),
+    /// SAIL_L.
+    Sail,
+    /// DXR with a direct table of 2^k chunks (`d16r`, `d18r`).
+    Dxr(u8),
+    /// DIR-24-8 (DPDK `rte_lpm`).
+    Dir24_8,
+}
+
+/// Code run with the concrete type of an [`Algo`]: see [`Algo::visit`].
+pub trait Visit<A: Address> {
+    /// What the visit returns.
+    type Out;
+    /// Called with an empty table of the algorithm's concrete type.
+    fn visit<T: Lpm<A> + Clone + 'static>(self, table: T) -> Self::Out;
 }
 
 impl Algo {
     /// Every named configuration, in the order benchmarks list them.
-    pub const ALL: [&'static str; 9] = [
+    pub const ALL: [&'static str; 14] = [
         "radix",
         "poptrie0",
         "poptrie16",
@@ -87,14 +143,46 @@ impl Algo {
         "poptrie0-basic",
         "poptrie0-leafvec",
         "poptrie16-basic",
+        "treebitmap",
+        "sail",
+        "d16r",
+        "d18r",
+        "dir24_8",
     ];
+
+    /// The algorithms of the Poptrie paper's comparison table, plus DPDK's DIR-24-8.
+    pub const PAPER: [&'static str; 7] = [
+        "treebitmap",
+        "sail",
+        "d16r",
+        "d18r",
+        "poptrie16",
+        "poptrie18",
+        "dir24_8",
+    ];
+
+    /// Calls `v` with an empty table of this configuration, as its concrete type.
+    pub fn visit<A: Address, V: Visit<A>>(self, v: V) -> V::Out {
+        match self {
+            Algo::Radix => v.visit(Radix::<A>::new()),
+            Algo::Poptrie(c) => v.visit(Poptrie::<A>::new(c)),
+            Algo::TreeBitmap(c) => v.visit(TreeBitmap::<A>::new(c)),
+            Algo::Sail => v.visit(Sail::<A>::new()),
+            Algo::Dxr(k) => v.visit(Dxr::<A>::new(k)),
+            Algo::Dir24_8 => v.visit(Dir24_8::<A>::new()),
+        }
+    }
 
     /// Makes an empty structure of this configuration, boxed behind the trait.
     pub fn make<A: Address>(self) -> Box<dyn Lpm<A>> {
-        match self {
-            Algo::Radix => Box::new(Radix::<A>::new()),
-            Algo::Poptrie(c) => Box::new(Poptrie::<A>::new(c)),
+        struct Boxed;
+        impl<A: Address> Visit<A> for Boxed {
+            type Out = Box<dyn Lpm<A>>;
+            fn visit<T: Lpm<A> + Clone + 'static>(self, table: T) -> Box<dyn Lpm<A>> {
+                Box::new(table)
+            }
         }
+        self.visit(Boxed)
     }
 }
 
@@ -103,26 +191,44 @@ impl fmt::Display for Algo {
         match self {
             Algo::Radix => f.write_str("radix"),
             Algo::Poptrie(c) => c.fmt(f),
+            Algo::TreeBitmap(c) => c.fmt(f),
+            Algo::Sail => f.write_str("sail"),
+            Algo::Dxr(k) => write!(f, "d{k}r"),
+            Algo::Dir24_8 => f.write_str("dir24_8"),
         }
     }
 }
 
 /// An unknown algorithm name.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown LPM algorithm {0:?} (known: radix, poptrieS[-basic|-leafvec] with S in 0..=24, e.g. poptrie18)")]
+#[error("unknown LPM algorithm {0:?} (known: radix, poptrieS[-basic|-leafvec] with S in 0..=24, e.g. poptrie18; treebitmap[I] with I in 0..=20; sail; d16r, d18r (dKr, K in 1..=24); dir24_8)")]
 pub struct UnknownAlgo(pub String);
 
 impl FromStr for Algo {
     type Err = UnknownAlgo;
 
-    /// Parses `radix` or `poptrie<S>[-basic|-leafvec]` (S = direct-pointing bits, 0..=24).
+    /// Parses `radix`, `poptrie<S>[-basic|-leafvec]` (S = direct-pointing bits, 0..=24),
+    /// `treebitmap[<I>]`, `sail`, `d<K>r` or `dir24_8`.
     fn from_str(s: &str) -> Result<Self, UnknownAlgo> {
-        if s == "radix" {
-            return Ok(Algo::Radix);
+        let unknown = || UnknownAlgo(s.to_string());
+        match s {
+            "radix" => return Ok(Algo::Radix),
+            "sail" => return Ok(Algo::Sail),
+            "dir24_8" => return Ok(Algo::Dir24_8),
+            _ => {}
+        }
+        if s.starts_with("treebitmap") {
+            return s.parse().map(Algo::TreeBitmap).map_err(|_| unknown());
+        }
+        if let Some(k) = s.strip_prefix('d').and_then(|r| r.strip_suffix('r')) {
+            return match k.parse::<u8>() {
+                Ok(n) if (1..=24).contains(&n) && n.to_string() == k => Ok(Algo::Dxr(n)),
+                _ => Err(unknown()),
+            };
         }
         s.parse::<PoptrieConfig>()
             .map(Algo::Poptrie)
-            .map_err(|_| UnknownAlgo(s.to_string()))
+            .map_err(|_| unknown())
     }
 }
 

@@ -7,7 +7,7 @@
 
 use std::fmt::Debug;
 use std::hash::Hash;
-use std::net::{Ipv4Addr, Ipv6Addr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::str::FromStr;
 
 /// The address family of a table or a stream.
@@ -72,22 +72,74 @@ pub trait Address:
     fn fold64(self) -> u64;
     /// Builds an address from 128 random bits (IPv4 uses the high 32 bits of `hi`).
     fn from_random(hi: u64, lo: u64) -> Self;
+    /// The address if `ip` is of this family, else `None`.
+    fn from_ip(ip: IpAddr) -> Option<Self>;
+}
+
+/// The operations that read the same for both families, spelled once (inside each `impl`):
+/// conversions, masks, shifts and the bitwise and wrapping arithmetic of the integer type.
+/// The family-specific ones (`bit`, `bits`, `top`, `fold64`, `from_random`) stay in the two
+/// impls because their shapes differ (the IPv6 ones avoid 128-bit work on hot paths).
+macro_rules! common_address_ops {
+    ($int:ty, $std:ty, $variant:ident) => {
+        const BITS: u32 = <$int>::BITS;
+        const ZERO: Self = 0;
+        type Std = $std;
+
+        #[inline]
+        fn from_std(a: $std) -> Self {
+            <$int>::from(a)
+        }
+        #[inline]
+        fn to_std(self) -> $std {
+            <$std>::from(self)
+        }
+        #[inline]
+        fn mask(len: u32) -> Self {
+            if len == 0 {
+                0
+            } else {
+                <$int>::MAX << (<$int>::BITS - len)
+            }
+        }
+        #[inline(always)]
+        fn shl(self, n: u32) -> Self {
+            self << n
+        }
+        #[inline]
+        fn and(self, o: Self) -> Self {
+            self & o
+        }
+        #[inline]
+        fn or(self, o: Self) -> Self {
+            self | o
+        }
+        #[inline]
+        fn not(self) -> Self {
+            !self
+        }
+        #[inline]
+        fn wrapping_add(self, n: u64) -> Self {
+            <$int>::wrapping_add(self, n as $int)
+        }
+        #[inline]
+        fn wrapping_sub(self, n: u64) -> Self {
+            <$int>::wrapping_sub(self, n as $int)
+        }
+        #[inline]
+        fn from_ip(ip: IpAddr) -> Option<Self> {
+            match ip {
+                IpAddr::$variant(a) => Some(<$int>::from(a)),
+                _ => None,
+            }
+        }
+    };
 }
 
 impl Address for u32 {
-    const BITS: u32 = 32;
     const FAMILY: Family = Family::V4;
-    const ZERO: Self = 0;
-    type Std = Ipv4Addr;
+    common_address_ops!(u32, Ipv4Addr, V4);
 
-    #[inline]
-    fn from_std(a: Ipv4Addr) -> Self {
-        u32::from(a)
-    }
-    #[inline]
-    fn to_std(self) -> Ipv4Addr {
-        Ipv4Addr::from(self)
-    }
     #[inline(always)]
     fn bit(self, i: u32) -> usize {
         ((self >> (31 - i)) & 1) as usize
@@ -98,41 +150,9 @@ impl Address for u32 {
         let wide = (self as u64) << 32;
         ((wide << offset) >> (64 - len)) as u32
     }
-    #[inline]
-    fn mask(len: u32) -> Self {
-        if len == 0 {
-            0
-        } else {
-            u32::MAX << (32 - len)
-        }
-    }
-    #[inline(always)]
-    fn shl(self, n: u32) -> Self {
-        self << n
-    }
     #[inline(always)]
     fn top(self, n: u32) -> u32 {
         self >> (32 - n)
-    }
-    #[inline]
-    fn and(self, o: Self) -> Self {
-        self & o
-    }
-    #[inline]
-    fn or(self, o: Self) -> Self {
-        self | o
-    }
-    #[inline]
-    fn not(self) -> Self {
-        !self
-    }
-    #[inline]
-    fn wrapping_add(self, n: u64) -> Self {
-        self.wrapping_add(n as u32)
-    }
-    #[inline]
-    fn wrapping_sub(self, n: u64) -> Self {
-        self.wrapping_sub(n as u32)
     }
     #[inline]
     fn fold64(self) -> u64 {
@@ -145,19 +165,9 @@ impl Address for u32 {
 }
 
 impl Address for u128 {
-    const BITS: u32 = 128;
     const FAMILY: Family = Family::V6;
-    const ZERO: Self = 0;
-    type Std = Ipv6Addr;
+    common_address_ops!(u128, Ipv6Addr, V6);
 
-    #[inline]
-    fn from_std(a: Ipv6Addr) -> Self {
-        u128::from(a)
-    }
-    #[inline]
-    fn to_std(self) -> Ipv6Addr {
-        Ipv6Addr::from(self)
-    }
     #[inline(always)]
     fn bit(self, i: u32) -> usize {
         ((self >> (127 - i)) & 1) as usize
@@ -170,42 +180,10 @@ impl Address for u128 {
         let v = self << offset;
         ((v >> (128 - len)) & ((1u128 << len) - 1)) as u32
     }
-    #[inline]
-    fn mask(len: u32) -> Self {
-        if len == 0 {
-            0
-        } else {
-            u128::MAX << (128 - len)
-        }
-    }
-    #[inline(always)]
-    fn shl(self, n: u32) -> Self {
-        self << n
-    }
     #[inline(always)]
     fn top(self, n: u32) -> u32 {
         // Only the high half is needed: one 64-bit shift.
         (((self >> 64) as u64) >> (64 - n)) as u32
-    }
-    #[inline]
-    fn and(self, o: Self) -> Self {
-        self & o
-    }
-    #[inline]
-    fn or(self, o: Self) -> Self {
-        self | o
-    }
-    #[inline]
-    fn not(self) -> Self {
-        !self
-    }
-    #[inline]
-    fn wrapping_add(self, n: u64) -> Self {
-        self.wrapping_add(n as u128)
-    }
-    #[inline]
-    fn wrapping_sub(self, n: u64) -> Self {
-        self.wrapping_sub(n as u128)
     }
     #[inline]
     fn fold64(self) -> u64 {
@@ -255,5 +233,21 @@ mod tests {
         assert_eq!(u128::mask(0), 0);
         assert_eq!(u128::mask(128), u128::MAX);
         assert_eq!(u32::mask(32), u32::MAX);
+        assert_eq!(u32::mask(8), 0xff00_0000);
+        assert_eq!(u128::mask(1), 1 << 127);
+        assert_eq!(<u32 as Address>::wrapping_add(u32::MAX, 2), 1);
+        assert_eq!(<u128 as Address>::wrapping_sub(0, 1), u128::MAX);
+    }
+
+    #[test]
+    fn from_ip_checks_the_family() {
+        let v4: IpAddr = "10.1.2.3".parse().unwrap();
+        let v6: IpAddr = "2001:db8::1".parse().unwrap();
+        assert_eq!(u32::from_ip(v4), Some(0x0a01_0203));
+        assert_eq!(u32::from_ip(v6), None);
+        assert_eq!(u128::from_ip(v6), Some(0x2001_0db8 << 96 | 1));
+        assert_eq!(u128::from_ip(v4), None);
+        // The bit-exact rule of `from_random` agrees with it.
+        assert_eq!(u32::from_random(0x0a01_0203 << 32, 0), 0x0a01_0203);
     }
 }

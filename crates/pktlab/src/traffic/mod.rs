@@ -13,5 +13,5 @@ pub mod zipf;
 
 pub use crate::util::SplitMix64;
 pub use flows::{LengthHist, SynthConfig, SynthTrace};
-pub use streams::{DestStream, FlowKey, FlowStream, NameStream};
+pub use streams::{flow_of, DestStream, FlowStream, NameStream};
 pub use zipf::{Merge, ZipfError, ZipfStats, ZipfTable};

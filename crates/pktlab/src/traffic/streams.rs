@@ -4,7 +4,7 @@
 //! Every stream is deterministic given its seed and allocates nothing per item.
 
 use super::{SplitMix64, ZipfTable};
-use crate::net::{Address, Prefix};
+use crate::net::{Address, FlowKey, Prefix};
 use crate::util::splitmix64;
 use std::fmt::Write as _;
 
@@ -80,42 +80,25 @@ impl<'t, A: Address> DestStream<'t, A> {
     }
 }
 
-/// A 5-tuple (IPv4) flow key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub struct FlowKey {
-    /// Source address.
-    pub src: u32,
-    /// Destination address.
-    pub dst: u32,
-    /// Source port.
-    pub sport: u16,
-    /// Destination port.
-    pub dport: u16,
-    /// IP protocol (6 = TCP, 17 = UDP).
-    pub proto: u8,
-}
-
-impl FlowKey {
-    /// The deterministic 5-tuple of flow number `id` (a hash of the id; 80% TCP, 20% UDP).
-    /// Both ports lie in 61440–65535, above every port Wireshark 4.0 assigns a dissector to
-    /// (the highest is 60001), so that analysers do not decode the synthetic payload as some
-    /// application protocol and flag it malformed.
-    pub fn of_flow(id: u64) -> FlowKey {
-        let h1 = splitmix64(id);
-        let h2 = splitmix64(h1 ^ 0x5151);
-        let proto = if h2 % 5 == 0 { 17 } else { 6 };
-        FlowKey {
-            src: 0x0A00_0000 | (h1 as u32 & 0x00FF_FFFF),
-            dst: (h1 >> 32) as u32 | 0x0100_0000,
-            sport: 0xF000 | ((h2 >> 16) as u16 & 0x0FFF),
-            dport: 0xF000 | ((h2 >> 40) as u16 & 0x0FFF),
-            proto,
-        }
-    }
+/// The deterministic IPv4 5-tuple of flow number `id` (a hash of the id; 80% TCP, 20% UDP).
+/// Both ports lie in 61440–65535, above every port Wireshark 4.0 assigns a dissector to
+/// (the highest is 60001), so that analysers do not decode the synthetic payload as some
+/// application protocol and flag it malformed.
+pub fn flow_of(id: u64) -> FlowKey {
+    let h1 = splitmix64(id);
+    let h2 = splitmix64(h1 ^ 0x5151);
+    let proto = if h2 % 5 == 0 { 17 } else { 6 };
+    FlowKey::v4(
+        (0x0A00_0000 | (h1 as u32 & 0x00FF_FFFF)).to_be_bytes(),
+        ((h1 >> 32) as u32 | 0x0100_0000).to_be_bytes(),
+        0xF000 | ((h2 >> 16) as u16 & 0x0FFF),
+        0xF000 | ((h2 >> 40) as u16 & 0x0FFF),
+        proto,
+    )
 }
 
 /// Packets of Zipf-popular flows: each packet belongs to flow `rank`, whose 5-tuple is
-/// [`FlowKey::of_flow`]; packet sizes follow a simple trimodal mix (64/576/1500 bytes).
+/// [`flow_of`]; packet sizes follow a simple trimodal mix (64/576/1500 bytes).
 #[derive(Clone, Debug)]
 pub struct FlowStream<'t> {
     table: &'t ZipfTable,
@@ -143,7 +126,7 @@ impl<'t> FlowStream<'t> {
         } else {
             1500
         };
-        (FlowKey::of_flow(r), len)
+        (flow_of(r), len)
     }
 }
 
@@ -189,7 +172,7 @@ mod tests {
     fn flows_repeat_popular_keys() {
         let t = ZipfTable::new(1.0, 1 << 16, 1 << 10).unwrap();
         let mut f = FlowStream::new(&t, 2);
-        let top = FlowKey::of_flow(1);
+        let top = flow_of(1);
         let hits = (0..10_000).filter(|_| f.next_packet().0 == top).count();
         assert!(hits > 500, "rank 1 should be ~8% of packets, got {hits}");
     }
