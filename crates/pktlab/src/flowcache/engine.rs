@@ -110,6 +110,43 @@ impl<R: Rule, S: Store<Meta = R::Meta>> Policy for Cache<R, S> {
     }
 }
 
+/// Shared steps of the one-queue rules.
+pub(crate) mod steps {
+    use super::super::store::Store;
+    use super::super::Access;
+
+    /// Hit if `key` is cached (no state change), else miss.
+    #[inline(always)]
+    pub fn present<S: Store>(s: &S, set: usize, key: u64) -> Access {
+        if s.find(set, key).is_some() {
+            Access::Hit
+        } else {
+            Access::Miss
+        }
+    }
+
+    /// Puts `key` at the front of queue 0, taking the back's place when the set is full.
+    #[inline(always)]
+    pub fn insert_front<S: Store>(s: &mut S, set: usize, key: u64, m: S::Meta) {
+        if s.len(set, 0) < s.layout().ways {
+            s.push_front(set, 0, key, m);
+        } else if let Some(b) = s.back(set, 0) {
+            s.replace(set, b, key, m);
+            s.move_front(set, b, 0);
+        }
+    }
+
+    /// Puts `key` at the back of queue 0, replacing the back when the set is full.
+    #[inline(always)]
+    pub fn insert_back<S: Store>(s: &mut S, set: usize, key: u64, m: S::Meta) {
+        if s.len(set, 0) < s.layout().ways {
+            s.push_back(set, 0, key, m);
+        } else if let Some(b) = s.back(set, 0) {
+            s.replace(set, b, key, m);
+        }
+    }
+}
+
 /// Largest set (ways + ghosts) kept in the [`Small`] layout; larger sets use [`Linked`].
 pub const SMALL_MAX: usize = 32;
 

@@ -2,7 +2,7 @@
 //! simplest content-store policy, paper 003 §4): hits do not change the order; a new entry
 //! goes to the front and evicts the back.
 
-use super::engine::Rule;
+use super::engine::{steps, Rule};
 use super::store::{Layout, Store};
 use super::Access;
 
@@ -20,19 +20,10 @@ impl Rule for Fifo {
     }
     #[inline(always)]
     fn access<S: Store<Meta = ()>>(&mut self, s: &mut S, set: usize, key: u64, _: u64) -> Access {
-        if s.find(set, key).is_some() {
-            Access::Hit
-        } else {
-            Access::Miss
-        }
+        steps::present(s, set, key)
     }
     #[inline(always)]
     fn insert<S: Store<Meta = ()>>(&mut self, s: &mut S, set: usize, key: u64, _: u64) {
-        if s.len(set, 0) < s.layout().ways {
-            s.push_front(set, 0, key, ());
-        } else if let Some(b) = s.back(set, 0) {
-            s.replace(set, b, key, ());
-            s.move_front(set, b, 0);
-        }
+        steps::insert_front(s, set, key, ());
     }
 }

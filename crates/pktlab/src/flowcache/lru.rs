@@ -2,7 +2,7 @@
 //! Li et al.) and the classic fully associative LRU: a hit moves the entry to the front; a new
 //! entry goes to the front and evicts the back.
 
-use super::engine::Rule;
+use super::engine::{steps, Rule};
 use super::store::{Layout, Store};
 use super::Access;
 
@@ -30,12 +30,7 @@ impl Rule for Lru {
     }
     #[inline(always)]
     fn insert<S: Store<Meta = ()>>(&mut self, s: &mut S, set: usize, key: u64, _: u64) {
-        if s.len(set, 0) < s.layout().ways {
-            s.push_front(set, 0, key, ());
-        } else if let Some(b) = s.back(set, 0) {
-            s.replace(set, b, key, ());
-            s.move_front(set, b, 0);
-        }
+        steps::insert_front(s, set, key, ());
     }
     /// The store's fused step (branch-free on small sets): same effect as access + insert.
     #[inline(always)]

@@ -2,7 +2,7 @@
 //! baseline of CCN caching studies): a new entry fills an empty way, else replaces a uniformly
 //! random way. Seeded, deterministic.
 
-use super::engine::Rule;
+use super::engine::{steps, Rule};
 use super::store::{Layout, Store};
 use super::Access;
 use crate::util::XorShift64;
@@ -32,11 +32,7 @@ impl Rule for Random {
     }
     #[inline(always)]
     fn access<S: Store<Meta = ()>>(&mut self, s: &mut S, set: usize, key: u64, _: u64) -> Access {
-        if s.find(set, key).is_some() {
-            Access::Hit
-        } else {
-            Access::Miss
-        }
+        steps::present(s, set, key)
     }
     #[inline(always)]
     fn insert<S: Store<Meta = ()>>(&mut self, s: &mut S, set: usize, key: u64, _: u64) {

@@ -5,7 +5,7 @@
 //! above), saturating at the top. A flow must therefore keep hitting to climb, and one-packet
 //! flows are evicted first.
 
-use super::engine::Rule;
+use super::engine::{steps, Rule};
 use super::store::{Layout, Store};
 use super::Access;
 
@@ -33,10 +33,6 @@ impl Rule for Spc {
     }
     #[inline(always)]
     fn insert<S: Store<Meta = ()>>(&mut self, s: &mut S, set: usize, key: u64, _: u64) {
-        if s.len(set, 0) < s.layout().ways {
-            s.push_back(set, 0, key, ());
-        } else if let Some(b) = s.back(set, 0) {
-            s.replace(set, b, key, ());
-        }
+        steps::insert_back(s, set, key, ());
     }
 }

@@ -226,7 +226,8 @@ impl<A: Address> Dir24_8<A> {
         let a = p.addr();
         if d as u32 <= TOP {
             let first = a.top(TOP) as usize;
-            self.t.write24(first..first + (1 << (TOP - d as u32)), nh, d);
+            self.t
+                .write24(first..first + (1 << (TOP - d as u32)), nh, d);
             return;
         }
         let mut g = self.t.extend(At::T24(a.top(TOP) as usize));
@@ -258,7 +259,8 @@ impl<A: Address> Dir24_8<A> {
         }
         if d as u32 <= TOP {
             let first = a.top(TOP) as usize;
-            self.t.replace24(first..first + (1 << (TOP - d as u32)), d, snh, sd);
+            self.t
+                .replace24(first..first + (1 << (TOP - d as u32)), d, snh, sd);
             return;
         }
         // Walk down through the groups on p's path, remembering it for recycling.

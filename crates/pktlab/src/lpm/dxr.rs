@@ -125,7 +125,10 @@ impl<A: Address> Tables<A> {
         let idx: Vec<u32> = ranges.iter().map(|r| self.nh_index(r.1)).collect();
         let narrow = A::BITS - k <= 16;
         let start = |o: A| o.bits(k, A::BITS - k);
-        let fmt = if narrow && idx.iter().all(|&i| i < 256) && ranges.iter().all(|r| start(r.0) & 0xFF == 0) {
+        let fmt = if narrow
+            && idx.iter().all(|&i| i < 256)
+            && ranges.iter().all(|r| start(r.0) & 0xFF == 0)
+        {
             SHORT
         } else if narrow && idx.iter().all(|&i| i < 1 << 16) {
             LONG
@@ -293,7 +296,11 @@ impl<A: Address> Dxr<A> {
                 let (mut lo, mut n) = (0usize, r[0] as usize);
                 while n > 1 {
                     let half = n / 2;
-                    lo = if entry(lo + half) >> 8 <= key { lo + half } else { lo };
+                    lo = if entry(lo + half) >> 8 <= key {
+                        lo + half
+                    } else {
+                        lo
+                    };
                     n -= half;
                 }
                 self.t.nh[(entry(lo) & 0xFF) as usize]
@@ -304,7 +311,11 @@ impl<A: Address> Dxr<A> {
                 let (mut lo, mut n) = (0usize, r[0] as usize);
                 while n > 1 {
                     let half = n / 2;
-                    lo = if r[1 + lo + half] >> 16 <= key { lo + half } else { lo };
+                    lo = if r[1 + lo + half] >> 16 <= key {
+                        lo + half
+                    } else {
+                        lo
+                    };
                     n -= half;
                 }
                 self.t.nh[(r[1 + lo] & 0xFFFF) as usize]
@@ -315,7 +326,11 @@ impl<A: Address> Dxr<A> {
                 let (mut lo, mut n) = (0usize, h[0] as usize);
                 while n > 1 {
                     let half = n / 2;
-                    lo = if s[1 + lo + half] <= key { lo + half } else { lo };
+                    lo = if s[1 + lo + half] <= key {
+                        lo + half
+                    } else {
+                        lo
+                    };
                     n -= half;
                 }
                 h[1 + lo]
@@ -465,6 +480,9 @@ mod tests {
             .collect();
         w.build(&routes);
         assert_eq!(w.lookup(0x0A00_0000 | (69_999 << 4)), Some(nh(70_000)));
-        assert_eq!(w.t.direct[(0x0A00_0000 | (69_999 << 4)) >> 16] >> FMT_SHIFT, WIDE);
+        assert_eq!(
+            w.t.direct[(0x0A00_0000 | (69_999 << 4)) >> 16] >> FMT_SHIFT,
+            WIDE
+        );
     }
 }

@@ -40,9 +40,9 @@ pub use dxr::Dxr;
 pub use poptrie::{Poptrie, PoptrieConfig, Variant};
 pub use radix::Radix;
 pub use sail::Sail;
-pub use treebitmap::{TbmConfig, TreeBitmap};
 use std::fmt;
 use std::str::FromStr;
+pub use treebitmap::{TbmConfig, TreeBitmap};
 
 /// Size statistics of an LPM structure, in the paper's terms.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -113,7 +113,14 @@ impl Tables {
     }
 
     /// Rebuilds entries `first..first + n` of chunk `id` of `levels[l]`, from cursors `cs`.
-    fn rebuild<A: Address>(&mut self, rib: &Radix<A>, l: usize, id: usize, first: usize, cs: &[Cursor]) {
+    fn rebuild<A: Address>(
+        &mut self,
+        rib: &Radix<A>,
+        l: usize,
+        id: usize,
+        first: usize,
+        cs: &[Cursor],
+    ) {
         for (j, &c) in cs.iter().enumerate() {
             let old = self.levels[l].e[id * CHUNK + first + j];
             self.free(l + 1, old);
@@ -292,7 +299,14 @@ impl<A: Address> Lpm<A> for Sail<A> {
     }
 
     fn memory_bytes(&self) -> usize {
-        (self.t.n16.len() + self.t.levels.iter().map(|l| l.chunks() * CHUNK).sum::<usize>()) * 4
+        (self.t.n16.len()
+            + self
+                .t
+                .levels
+                .iter()
+                .map(|l| l.chunks() * CHUNK)
+                .sum::<usize>())
+            * 4
     }
 
     fn stats(&self) -> LpmStats {

@@ -24,7 +24,13 @@ fn configs() -> Vec<PoptrieConfig> {
 fn algos() -> Vec<Algo> {
     let mut v: Vec<Algo> = configs().into_iter().map(Algo::Poptrie).collect();
     v.extend([0u8, 5, 16].map(|init| Algo::TreeBitmap(TbmConfig { init })));
-    v.extend([Algo::Sail, Algo::Dxr(16), Algo::Dxr(18), Algo::Dxr(5), Algo::Dir24_8]);
+    v.extend([
+        Algo::Sail,
+        Algo::Dxr(16),
+        Algo::Dxr(18),
+        Algo::Dxr(5),
+        Algo::Dir24_8,
+    ]);
     v
 }
 
@@ -132,7 +138,11 @@ fn run_ops<A: Address>(
         let mut fresh = algo.make::<A>();
         fresh.build(&o.routes());
         if algo != Algo::Dir24_8 {
-            assert_eq!(t.stats(), fresh.stats(), "{algo}: incremental vs fresh build");
+            assert_eq!(
+                t.stats(),
+                fresh.stats(),
+                "{algo}: incremental vs fresh build"
+            );
         }
     }
     // Poptrie's arenas do not leak across updates: same memory as a fresh build, up to the

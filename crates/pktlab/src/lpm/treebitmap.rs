@@ -255,7 +255,8 @@ impl Tables {
             self.free(&k);
         }
         self.nodes.drop_block(x.child, n);
-        self.results.drop_block(x.result, x.int.count_ones() as usize);
+        self.results
+            .drop_block(x.result, x.int.count_ones() as usize);
     }
 
     /// The node at cursor `c` (depth `depth`) after route `p` changed below or at it,
@@ -284,7 +285,8 @@ impl Tables {
         let len = p.len() as u32;
         if len < depth + STRIDE {
             // The route lies inside this node's stride: new internal bitmap and results.
-            self.results.drop_block(x.result, x.int.count_ones() as usize);
+            self.results
+                .drop_block(x.result, x.int.count_ones() as usize);
             let (int, result) = self.internal(rib, c, depth == init);
             return Some(Node { int, result, ..x });
         }

@@ -149,7 +149,10 @@ mod tests {
         assert!(v[0].node == NIL && v[1].node != NIL && v[1].is_flat(&rib));
         let mut r = Vec::new();
         Cursor::root(&rib).ranges(&rib, 0, 0u32, &mut r);
-        assert_eq!(r, [(0, 0), (0x0A00_0000, 1), (0x0A80_0000, 2), (0x0B00_0000, 0)]);
+        assert_eq!(
+            r,
+            [(0, 0), (0x0A00_0000, 1), (0x0A80_0000, 2), (0x0B00_0000, 0)]
+        );
         // Past the address width a cursor leads nowhere but keeps its next hop.
         let deep = Cursor::root(&rib).down(&rib, 0x0A80_0000u32, 0, 40);
         assert_eq!((deep.node, deep.nh), (NIL, 2));
