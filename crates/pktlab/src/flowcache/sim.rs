@@ -260,8 +260,9 @@ impl<P: Policy> Sim<P> {
     }
 }
 
-/// One rule's simulator on the layout that suits its geometry.
-#[allow(missing_docs)]
+/// One rule's simulator on the layout that suits its geometry (one per run, so the size
+/// difference between the variants does not matter).
+#[allow(missing_docs, clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Layouts<R: Rule> {
     Small(Sim<Cache<R, Small<R::Meta>>>),
