@@ -10,6 +10,7 @@ mod cache;
 mod ccn;
 mod gen;
 mod lpm;
+mod progress;
 mod size;
 
 use clap::{Parser, Subcommand};

@@ -18,6 +18,9 @@
 //!   baselines);
 //! * [`netsim`] — a packet-level discrete-event simulator (TCP Reno/NewReno/Vegas, UDP CBR,
 //!   the dumbbell of paper 002 fig. 4) hosting the `aqm` disciplines;
+//! * [`lab`] — every experiment (benchmarks, simulations, sweeps) as a function from a
+//!   serde config to a serde result with a progress callback: what the CLI, the HTML report
+//!   and Python call;
 //! * [`util`] — small deterministic helpers (splitmix64, xorshift) shared by generators and
 //!   benchmarks.
 //!
@@ -28,6 +31,7 @@ pub mod aqm;
 pub mod ccn;
 pub mod flowcache;
 pub mod io;
+pub mod lab;
 pub mod lpm;
 pub mod net;
 pub mod netsim;

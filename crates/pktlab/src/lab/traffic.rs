@@ -1,0 +1,665 @@
+//! Traffic experiments (paper 003): the Zipf table sampler's error against the exact
+//! distribution and its sampling speed next to `rand_distr`'s exact Zipf ([`zipf`]), the
+//! error against the table budget ([`zipf_error_sweep`]), and pcap writers for Zipf
+//! destination streams, Zipf 5-tuple flow traces ([`flows`]) and CCNx-over-UDP traffic
+//! ([`ccn_pcap`]).
+
+use super::{median, Error, Progress, Result};
+use crate::ccn::tlv;
+use crate::io::pcap_write::{build_frame, tcp_flags, Ips, PcapWriter, L4};
+use crate::traffic::{FlowStream, Merge, NameStream, SplitMix64, ZipfTable};
+use crate::util::splitmix64;
+use serde::{Deserialize, Serialize};
+use std::hint::black_box;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Zipf table parameters shared by the generators.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ZipfSpec {
+    /// Zipf exponent α (> 0).
+    pub alpha: f64,
+    /// Number of names (ranks), up to 2^32.
+    pub names: u64,
+    /// Table budget (entries).
+    pub entries: u64,
+    /// Merge rule for the tail: `optimal`, `geometric` or `uniform`.
+    pub merge: String,
+    /// Seed of every random stream.
+    pub seed: u64,
+}
+
+impl Default for ZipfSpec {
+    fn default() -> Self {
+        ZipfSpec {
+            alpha: 0.8,
+            names: 1 << 32,
+            entries: 64 << 10,
+            merge: "optimal".into(),
+            seed: 1,
+        }
+    }
+}
+
+impl ZipfSpec {
+    /// Builds the table.
+    pub fn build(&self) -> Result<ZipfTable> {
+        let m = Merge::parse(&self.merge).ok_or_else(|| {
+            Error::param(format!(
+                "--merge {:?}: expected optimal, geometric or uniform",
+                self.merge
+            ))
+        })?;
+        Ok(ZipfTable::with_merge(
+            self.alpha,
+            self.names,
+            self.entries,
+            m,
+        )?)
+    }
+}
+
+/// Configuration of [`zipf`].
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ZipfConfig {
+    /// The table.
+    pub table: ZipfSpec,
+    /// Samples per timed run (median of `runs` runs).
+    pub samples: u64,
+    /// Timed runs.
+    pub runs: usize,
+    /// Samples for the rand_distr baseline (0 = skip it).
+    pub baseline_samples: u64,
+    /// Also report the error of every merge rule at this budget.
+    pub compare: bool,
+    /// Write this many IPv4/UDP packets to Zipf-ranked destinations …
+    pub count: u64,
+    /// … into this pcap.
+    pub out: Option<PathBuf>,
+}
+
+impl Default for ZipfConfig {
+    fn default() -> Self {
+        ZipfConfig {
+            table: ZipfSpec::default(),
+            samples: 1 << 27,
+            runs: 3,
+            baseline_samples: 1 << 23,
+            compare: false,
+            count: 1 << 20,
+            out: None,
+        }
+    }
+}
+
+/// The rand_distr baseline.
+#[derive(Clone, Debug, Serialize)]
+pub struct Baseline {
+    /// Million samples per second.
+    pub msamples_per_s: f64,
+    /// Nanoseconds per sample.
+    pub ns_per_sample: f64,
+    /// Table sampler rate / baseline rate.
+    pub speedup: f64,
+}
+
+/// A table's error under one merge rule.
+#[derive(Clone, Debug, Serialize)]
+pub struct MergeStats {
+    /// Merge rule.
+    pub merge: &'static str,
+    /// Total variation distance.
+    pub tv: f64,
+    /// KL divergence, nats.
+    pub kl: f64,
+    /// Max relative error over the head ranks.
+    pub max_rel_err: f64,
+    /// Kolmogorov–Smirnov statistic.
+    pub ks: f64,
+}
+
+impl MergeStats {
+    fn of(m: Merge, t: &ZipfTable) -> Self {
+        let s = t.stats();
+        MergeStats {
+            merge: m.as_str(),
+            tv: s.tv,
+            kl: s.kl,
+            max_rel_err: s.max_rel_err,
+            ks: s.ks,
+        }
+    }
+}
+
+/// A pcap written by a generator.
+#[derive(Clone, Debug, Serialize)]
+pub struct PcapInfo {
+    /// Path.
+    pub path: String,
+    /// Packets.
+    pub packets: u64,
+    /// Bytes of frames (without pcap headers).
+    pub frame_bytes: u64,
+}
+
+/// Result of [`zipf`].
+#[derive(Clone, Debug, Serialize)]
+pub struct ZipfResult {
+    /// α.
+    pub alpha: f64,
+    /// Ranks.
+    pub names: u64,
+    /// Table entries.
+    pub entries: usize,
+    /// Merge rule.
+    pub merge: String,
+    /// Table bytes.
+    pub table_bytes: usize,
+    /// Build seconds.
+    pub build_s: f64,
+    /// Total variation distance.
+    pub tv: f64,
+    /// KL divergence, nats.
+    pub kl: f64,
+    /// Max relative error over the head ranks.
+    pub max_rel_err: f64,
+    /// Kolmogorov–Smirnov statistic.
+    pub ks: f64,
+    /// Table sampler, million samples per second (median).
+    pub msamples_per_s: f64,
+    /// Table sampler, ns per sample.
+    pub ns_per_sample: f64,
+    /// Batched fill, million samples per second (median).
+    pub batch_msamples_per_s: f64,
+    /// The rand_distr baseline, if run.
+    pub baseline_rand_distr: Option<Baseline>,
+    /// Errors of every merge rule, if asked.
+    pub compare: Option<Vec<MergeStats>>,
+    /// The pcap, if written.
+    pub pcap: Option<PcapInfo>,
+}
+
+/// Builds a Zipf table, reports its error against the exact distribution (TV, KL, max
+/// relative error of the head, KS) and its sampling speed, single and batched, next to
+/// `rand_distr::Zipf` (paper 003's table sampler); optionally writes a pcap of IPv4/UDP
+/// packets to Zipf-ranked destinations.
+pub fn zipf(a: &ZipfConfig, p: &dyn Progress) -> Result<ZipfResult> {
+    let t0 = Instant::now();
+    let t = a.table.build()?;
+    let build_s = t0.elapsed().as_secs_f64();
+    let st = t.stats();
+    p.note(&format!(
+        "Zipf({}) over {} names, {} entries ({} KiB) built in {:.2} s; tv {:.3e}",
+        a.table.alpha,
+        a.table.names,
+        t.entries(),
+        t.bytes() / 1024,
+        build_s,
+        st.tv
+    ));
+    let runs = a.runs.max(1);
+    p.start("sampling runs", Some(3 * runs as u64));
+    // Timed sampling runs.
+    let mut rates = Vec::new();
+    for run in 0..runs {
+        let mut rng = SplitMix64::new(a.table.seed + run as u64);
+        let t1 = Instant::now();
+        let mut acc = 0u64;
+        for _ in 0..a.samples {
+            acc = acc.wrapping_add(t.sample(&mut rng));
+        }
+        black_box(acc);
+        let r = a.samples as f64 / t1.elapsed().as_secs_f64() / 1e6;
+        p.note(&format!(
+            "table sampler run {}: {:.1} M samples/s",
+            run + 1,
+            r
+        ));
+        rates.push(r);
+        p.set(run as u64 + 1);
+    }
+    let msps = median(&mut rates);
+    // Batched sampling (ZipfTable::fill: slot prefetch 16 samples ahead) into a 4096 buffer.
+    let mut rates = Vec::new();
+    let mut buf = vec![0u64; 4096];
+    for run in 0..runs {
+        let mut rng = SplitMix64::new(a.table.seed + run as u64);
+        let t1 = Instant::now();
+        let mut acc = 0u64;
+        for _ in 0..a.samples.div_ceil(4096) {
+            t.fill(&mut rng, &mut buf);
+            acc = acc.wrapping_add(buf[4095]);
+        }
+        black_box(acc);
+        let r = (a.samples.div_ceil(4096) * 4096) as f64 / t1.elapsed().as_secs_f64() / 1e6;
+        p.note(&format!(
+            "table sampler, batched fill, run {}: {:.1} M samples/s",
+            run + 1,
+            r
+        ));
+        rates.push(r);
+        p.set((runs + run) as u64 + 1);
+    }
+    let batch_msps = median(&mut rates);
+    let mut baseline = None;
+    if a.baseline_samples > 0 {
+        use rand::RngExt;
+        use rand::SeedableRng;
+        let z = rand_distr::Zipf::new(a.table.names as f64, a.table.alpha)
+            .map_err(|e| Error::param(format!("rand_distr::Zipf rejected the parameters: {e}")))?;
+        let mut rates = Vec::new();
+        for run in 0..runs {
+            let mut rng =
+                rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(a.table.seed + run as u64);
+            let t1 = Instant::now();
+            let mut acc = 0.0f64;
+            for _ in 0..a.baseline_samples {
+                acc += rng.sample(z);
+            }
+            black_box(acc);
+            let r = a.baseline_samples as f64 / t1.elapsed().as_secs_f64() / 1e6;
+            p.note(&format!(
+                "rand_distr Zipf run {}: {:.2} M samples/s",
+                run + 1,
+                r
+            ));
+            rates.push(r);
+            p.set((2 * runs + run) as u64 + 1);
+        }
+        let b = median(&mut rates);
+        baseline = Some(Baseline {
+            msamples_per_s: b,
+            ns_per_sample: 1e3 / b,
+            speedup: msps / b,
+        });
+    }
+    p.finish();
+    let compare = if a.compare {
+        let mut v = Vec::new();
+        for m in [Merge::Optimal, Merge::Geometric, Merge::Uniform] {
+            let tm = ZipfTable::with_merge(a.table.alpha, a.table.names, a.table.entries, m)?;
+            v.push(MergeStats::of(m, &tm));
+        }
+        Some(v)
+    } else {
+        None
+    };
+    let mut written = None;
+    if let Some(path) = &a.out {
+        let mut rng = SplitMix64::new(a.table.seed ^ 0x7A1F);
+        written = Some(write_pcap(path, a.count, "zipf pcap", p, |_, f| {
+            let r = t.sample(&mut rng);
+            build_frame(
+                f,
+                Ips::V4(0x0A00_0001, splitmix64(r) as u32),
+                L4::Udp {
+                    sport: 49152 + (r % 16384) as u16,
+                    dport: 9,
+                },
+                &[0u8; 18],
+            )
+        })?);
+    }
+    Ok(ZipfResult {
+        alpha: a.table.alpha,
+        names: a.table.names,
+        entries: t.entries(),
+        merge: a.table.merge.clone(),
+        table_bytes: t.bytes(),
+        build_s,
+        tv: st.tv,
+        kl: st.kl,
+        max_rel_err: st.max_rel_err,
+        ks: st.ks,
+        msamples_per_s: msps,
+        ns_per_sample: 1e3 / msps,
+        batch_msamples_per_s: batch_msps,
+        baseline_rand_distr: baseline,
+        compare,
+        pcap: written,
+    })
+}
+
+/// Configuration of [`zipf_error_sweep`].
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ZipfErrorConfig {
+    /// Zipf exponents.
+    pub alphas: Vec<f64>,
+    /// Ranks.
+    pub names: u64,
+    /// Table budgets (entries).
+    pub entries: Vec<u64>,
+    /// Merge rules.
+    pub merges: Vec<String>,
+}
+
+impl Default for ZipfErrorConfig {
+    fn default() -> Self {
+        ZipfErrorConfig {
+            alphas: vec![0.8, 1.0],
+            names: 1 << 32,
+            entries: (10..=20).step_by(2).map(|k| 1u64 << k).collect(),
+            merges: ["optimal", "geometric", "uniform"]
+                .map(String::from)
+                .to_vec(),
+        }
+    }
+}
+
+/// One table of [`zipf_error_sweep`].
+#[derive(Clone, Debug, Serialize)]
+pub struct ZipfErrorPoint {
+    /// α.
+    pub alpha: f64,
+    /// Budget asked.
+    pub budget: u64,
+    /// Entries the table has.
+    pub entries: usize,
+    /// The table's error.
+    #[serde(flatten)]
+    pub stats: MergeStats,
+}
+
+/// Result of [`zipf_error_sweep`].
+#[derive(Clone, Debug, Serialize)]
+pub struct ZipfErrorResult {
+    /// Ranks.
+    pub names: u64,
+    /// α-major, then merge rule, then budget.
+    pub points: Vec<ZipfErrorPoint>,
+}
+
+/// The error of the Zipf table against the exact distribution as a function of the table
+/// budget, for each α and merge rule (paper 003: how many entries a faithful table needs).
+pub fn zipf_error_sweep(cfg: &ZipfErrorConfig, p: &dyn Progress) -> Result<ZipfErrorResult> {
+    let mut merges = Vec::new();
+    for m in &cfg.merges {
+        merges.push(Merge::parse(m).ok_or_else(|| {
+            Error::param(format!(
+                "--merge {m:?}: expected optimal, geometric or uniform"
+            ))
+        })?);
+    }
+    let total = (cfg.alphas.len() * merges.len() * cfg.entries.len()) as u64;
+    p.start("zipf tables", Some(total));
+    let mut points = Vec::new();
+    for &alpha in &cfg.alphas {
+        for &m in &merges {
+            for &budget in &cfg.entries {
+                let t = ZipfTable::with_merge(alpha, cfg.names, budget, m)?;
+                points.push(ZipfErrorPoint {
+                    alpha,
+                    budget,
+                    entries: t.entries(),
+                    stats: MergeStats::of(m, &t),
+                });
+                p.set(points.len() as u64);
+            }
+        }
+    }
+    p.finish();
+    Ok(ZipfErrorResult {
+        names: cfg.names,
+        points,
+    })
+}
+
+fn create(path: &Path) -> Result<std::fs::File> {
+    std::fs::File::create(path).map_err(|e| Error::output(path.display(), "cannot create", e))
+}
+
+/// Writes `count` frames produced by `frame(i, buf)` to `path` (1 µs apart), reporting
+/// progress; returns the summary.
+fn write_pcap(
+    path: &Path,
+    count: u64,
+    what: &str,
+    p: &dyn Progress,
+    mut frame: impl FnMut(u64, &mut Vec<u8>) -> std::io::Result<()>,
+) -> Result<PcapInfo> {
+    let name = path.display().to_string();
+    p.start(what, Some(count));
+    let wr = |e| Error::output(&name, "write", e);
+    let mut w = PcapWriter::new(BufWriter::with_capacity(1 << 20, create(path)?)).map_err(wr)?;
+    let mut f = Vec::with_capacity(2048);
+    let mut bytes = 0u64;
+    for i in 0..count {
+        frame(i, &mut f).map_err(|e| Error::output(&name, format!("packet {i}"), e))?;
+        bytes += f.len() as u64;
+        w.write((1_700_000_000_000_000 + i) * 1_000, &f)
+            .map_err(wr)?;
+        if i % 65536 == 0 {
+            p.set(i);
+        }
+    }
+    w.finish().map_err(wr)?;
+    p.finish();
+    p.note(&format!(
+        "wrote {count} packets ({bytes} frame bytes) to {name}"
+    ));
+    Ok(PcapInfo {
+        path: name,
+        packets: count,
+        frame_bytes: bytes,
+    })
+}
+
+/// Configuration of [`flows`].
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FlowsConfig {
+    /// The table (names = flows).
+    pub table: ZipfSpec,
+    /// Packets to write.
+    pub count: u64,
+    /// Output pcap.
+    pub out: PathBuf,
+}
+
+/// Result of [`flows`].
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowsResult {
+    /// α.
+    pub alpha: f64,
+    /// Flows (ranks).
+    pub flows: u64,
+    /// Table entries.
+    pub entries: usize,
+    /// The pcap.
+    pub pcap: PcapInfo,
+}
+
+/// Writes a pcap of packets from Zipf-popular 5-tuple flows (TCP and UDP).
+pub fn flows(a: &FlowsConfig, p: &dyn Progress) -> Result<FlowsResult> {
+    let t = a.table.build()?;
+    let mut s = FlowStream::new(&t, a.table.seed);
+    let zeros = [0u8; 1500];
+    let written = write_pcap(&a.out, a.count, "flows pcap", p, |i, f| {
+        let (k, len) = s.next_packet();
+        let ips = Ips::from_key(&k);
+        if k.proto == 6 {
+            let payload = &zeros[..len as usize - 40];
+            build_frame(
+                f,
+                ips,
+                L4::Tcp {
+                    sport: k.sport,
+                    dport: k.dport,
+                    seq: i as u32,
+                    ack: 1,
+                    flags: tcp_flags::ACK | tcp_flags::PSH,
+                },
+                payload,
+            )
+        } else {
+            let payload = &zeros[..len as usize - 28];
+            build_frame(
+                f,
+                ips,
+                L4::Udp {
+                    sport: k.sport,
+                    dport: k.dport,
+                },
+                payload,
+            )
+        }
+    })?;
+    Ok(FlowsResult {
+        alpha: a.table.alpha,
+        flows: a.table.names,
+        entries: t.entries(),
+        pcap: written,
+    })
+}
+
+/// Configuration of [`ccn_pcap`].
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CcnPcapConfig {
+    /// The table (names = contents).
+    pub table: ZipfSpec,
+    /// Name prefix.
+    pub prefix: String,
+    /// Chunks per content (0 or 1 = unchunked names).
+    pub chunks: u32,
+    /// Content Object payload bytes.
+    pub payload: usize,
+    /// Interests only (default: every Interest is followed by the producer's Content Object).
+    pub interests_only: bool,
+    /// Packets to write.
+    pub count: u64,
+    /// Output pcap.
+    pub out: PathBuf,
+}
+
+/// Result of [`ccn_pcap`].
+#[derive(Clone, Debug, Serialize)]
+pub struct CcnPcapResult {
+    /// α.
+    pub alpha: f64,
+    /// Contents (ranks).
+    pub names: u64,
+    /// Table entries.
+    pub entries: usize,
+    /// Name prefix.
+    pub prefix: String,
+    /// The pcap.
+    pub pcap: PcapInfo,
+}
+
+/// Writes a pcap of CCNx Interests (and the producer's Content Objects) over UDP port 9896,
+/// names drawn from the Zipf table.
+pub fn ccn_pcap(a: &CcnPcapConfig, p: &dyn Progress) -> Result<CcnPcapResult> {
+    let t = a.table.build()?;
+    let mut s = NameStream::new(&t, a.table.seed, a.chunks);
+    let (mut uri, mut name, mut pkt) = (String::new(), Vec::new(), Vec::new());
+    let payload = vec![0x5Au8; a.payload];
+    let (consumer, router) = (0x0A00_0002u32, 0x0A00_0001u32);
+    let mut pending = false;
+    let udp = L4::Udp {
+        sport: tlv::CEFORE_PORT,
+        dport: tlv::CEFORE_PORT,
+    };
+    let written = write_pcap(&a.out, a.count, "ccn pcap", p, |_, f| {
+        if pending {
+            // The producer's Content Object for the previous Interest.
+            pending = false;
+            tlv::build_data(&mut pkt, &name, &payload);
+            return build_frame(f, Ips::V4(router, consumer), udp, &pkt);
+        }
+        let (r, c) = s.next_name();
+        NameStream::write_uri(&a.prefix, r, c, &mut uri);
+        tlv::name_from_uri(&uri, &mut name);
+        tlv::build_interest(&mut pkt, &name, 32);
+        pending = !a.interests_only;
+        build_frame(f, Ips::V4(consumer, router), udp, &pkt)
+    })?;
+    Ok(CcnPcapResult {
+        alpha: a.table.alpha,
+        names: a.table.names,
+        entries: t.entries(),
+        prefix: a.prefix.clone(),
+        pcap: written,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lab::Silent;
+
+    fn spec() -> ZipfSpec {
+        ZipfSpec {
+            names: 1 << 20,
+            entries: 4096,
+            ..ZipfSpec::default()
+        }
+    }
+
+    #[test]
+    fn zipf_reports_error_speed_and_merge_comparison() {
+        let cfg = ZipfConfig {
+            table: spec(),
+            samples: 1 << 16,
+            runs: 1,
+            baseline_samples: 1 << 12,
+            compare: true,
+            ..ZipfConfig::default()
+        };
+        let r = zipf(&cfg, &Silent).unwrap();
+        assert!(r.entries <= 4096 && r.tv > 0.0 && r.tv < 0.01);
+        assert!(r.msamples_per_s > 0.0 && r.baseline_rand_distr.is_some());
+        let c = r.compare.unwrap();
+        // The optimal merge is never worse than the others in total variation.
+        assert!(c[0].tv <= c[1].tv + 1e-12 && c[0].tv <= c[2].tv + 1e-12);
+    }
+
+    #[test]
+    fn error_falls_with_budget() {
+        let cfg = ZipfErrorConfig {
+            alphas: vec![0.8],
+            names: 1 << 24,
+            entries: vec![256, 1024, 4096],
+            merges: vec!["optimal".into()],
+        };
+        let r = zipf_error_sweep(&cfg, &Silent).unwrap();
+        assert_eq!(r.points.len(), 3);
+        assert!(r.points.windows(2).all(|w| w[1].stats.tv < w[0].stats.tv));
+    }
+
+    #[test]
+    fn pcaps_have_the_asked_packet_count() {
+        let dir = std::env::temp_dir().join(format!("pktlab-lab-traffic-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = flows(
+            &FlowsConfig {
+                table: spec(),
+                count: 1000,
+                out: dir.join("f.pcap"),
+            },
+            &Silent,
+        )
+        .unwrap();
+        assert_eq!(f.pcap.packets, 1000);
+        let len = std::fs::metadata(dir.join("f.pcap")).unwrap().len();
+        // 24-byte file header + 16 bytes per record header + frames.
+        assert_eq!(len, 24 + 16 * 1000 + f.pcap.frame_bytes);
+        let c = ccn_pcap(
+            &CcnPcapConfig {
+                table: spec(),
+                prefix: "/x".into(),
+                chunks: 0,
+                payload: 10,
+                interests_only: false,
+                count: 100,
+                out: dir.join("c.pcap"),
+            },
+            &Silent,
+        )
+        .unwrap();
+        assert_eq!(c.pcap.packets, 100);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
