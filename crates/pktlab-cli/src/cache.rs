@@ -55,13 +55,14 @@ pub struct TraceArgs {
 /// Cache geometry and timing model.
 #[derive(Args, Clone)]
 pub struct ModelArgs {
-    /// Comma-separated policies: lru, slru, hpc1, hpc2, hpc4, hpc8, hpc16, spc, random, fifo,
-    /// belady, or `all`.
+    /// Comma-separated policies: lru, slru, hpcN (hpc1, hpc2, hpc4, hpc8, hpc16 …), spc,
+    /// random, fifo, belady, clock, lfu, arc, s3fifo, sieve, tinylfu; `paper` (Table 2's) or
+    /// `all`.
     #[arg(long, default_value = "lru,slru,hpc1,hpc2,hpc4,hpc8,hpc16")]
     policy: String,
-    /// Ways per set (default: 4 for lru/fifo/random/spc, 8 = two 4-way halves for
-    /// slru/hpc/belady).
-    #[arg(long)]
+    /// Ways per set, or `full` (fully associative: one set) (default: 4 for
+    /// lru/fifo/random/spc, 8 = two 4-way halves for slru/hpc/belady, 8 for the others).
+    #[arg(long, value_parser = parse_ways)]
     ways: Option<usize>,
     /// Set index hash: crc (paper) or xor.
     #[arg(long, default_value = "crc")]
@@ -87,6 +88,18 @@ pub struct ModelArgs {
     /// Packets per streamed chunk (4K keeps a chunk in L2).
     #[arg(long, default_value = "4K", value_parser = parse_size)]
     chunk: u64,
+}
+
+/// `--ways`: a number of ways, or `full` (passed on as `usize::MAX`: one set).
+fn parse_ways(s: &str) -> Result<usize, String> {
+    if s == "full" {
+        return Ok(usize::MAX);
+    }
+    match parse_size(s) {
+        Ok(0) => Err("ways must be ≥ 1".into()),
+        Ok(n) => Ok(n as usize),
+        Err(e) => Err(format!("{e} (or `full`)")),
+    }
 }
 
 /// `pktlab cache sim`

@@ -34,7 +34,8 @@ pub struct SimArgs {
     #[arg(long, value_delimiter = ',', value_parser = parse_size,
           default_value = "0,2^10,2^14,2^16,2^18,2^20,2^22")]
     cs_entries: Vec<u64>,
-    /// Replacement policies: lru, fifo, lfu, random.
+    /// Replacement policies: lru, fifo, lfu, random, clock, slru, spc, hpc4, arc, s3fifo,
+    /// sieve, tinylfu (fully associative).
     #[arg(long, value_delimiter = ',', default_value = "lru")]
     policy: Vec<String>,
     /// Measured requests per hit-ratio simulation (after the store is full).

@@ -1,98 +1,88 @@
-//! Hit Priority Cache, HPC-n (paper 000, §4.2 and §5.2, figs. 5 and 10). Each set is a pseudo
-//! 8-way set split into two halves with their own LRU order: the *hit* region and the *normal*
-//! region.
+//! Hit Priority Cache, HPC-n (paper 000, §4.2 and §5.2, figs. 5 and 10). Each set is split
+//! into two halves with their own LRU order: the *hit* region and the *normal* region.
 //!
 //! * A new entry replaces the normal region's LRU entry and **stays at the LRU position** (no
 //!   priority transition), so one-packet flows leave first.
 //! * A hit in the normal region increments the entry's hit counter and moves it to the normal
-//!   MRU position; on its n-th hit (counter overflow) it **exchanges** its data with the hit
-//!   region's LRU entry: the promoted flow takes the hit region's LRU slot (the hit region's
-//!   order does not change), the demoted flow takes the normal MRU slot with a zero counter.
+//!   MRU position; on its n-th hit it **exchanges** with the hit region's LRU entry: the
+//!   promoted flow takes the hit region's LRU slot (the hit region's order does not change),
+//!   the demoted flow takes the normal MRU slot with a zero counter.
 //! * A hit in the hit region updates only the hit region's LRU order.
 //!
-//! While the hit region still has empty ways (cold start), a promotion moves the entry into
-//! the first empty way (its LRU end) and counts as an exchange too.
+//! While the hit region still has empty ways (cold start), a promotion moves the entry to the
+//! hit region's LRU end and counts as an exchange too. State: LRU order within each half plus
+//! a ⌈log2(n+1)⌉-bit hit counter per entry.
 
-use super::{find, first_empty, to_front, Access, Policy, EMPTY};
+use super::engine::Rule;
+use super::store::{Layout, Store};
+use super::Access;
 
-/// Per-set HPC-n; ways `[0, ways/2)` are the hit region, `[ways/2, ways)` the normal region,
-/// each ordered MRU → LRU; one hit counter per way.
-#[derive(Clone, Debug)]
+const HIT: usize = 0;
+const NORMAL: usize = 1;
+
+/// HPC-n with a hit counter per entry.
+#[derive(Clone, Copy, Debug)]
 pub struct Hpc {
-    keys: Vec<u32>,
-    hits: Vec<u8>,
-    ways: usize,
     n: u8,
+    hit_ways: usize,
 }
 
 impl Hpc {
-    /// An empty HPC-`n` cache of `sets × ways` entries (`ways ≥ 2`, `1 ≤ n ≤ 255`).
-    pub fn new(sets: usize, ways: usize, n: u8) -> Self {
-        let ways = ways.max(2);
+    /// HPC-`n` (`1 ≤ n ≤ 255`).
+    pub fn new(n: u8) -> Self {
         Hpc {
-            keys: vec![EMPTY; sets * ways],
-            hits: vec![0; sets * ways],
-            ways,
             n: n.max(1),
+            hit_ways: 0,
         }
     }
 }
 
-impl Policy for Hpc {
+impl Rule for Hpc {
+    type Meta = u8;
     fn name(&self) -> String {
         format!("hpc{}", self.n)
     }
-    fn ways(&self) -> usize {
-        self.ways
-    }
-    fn sets(&self) -> usize {
-        self.keys.len() / self.ways
-    }
-    fn set_keys(&self, set: usize) -> &[u32] {
-        &self.keys[set * self.ways..(set + 1) * self.ways]
+    fn layout(&mut self, sets: usize, ways: usize) -> Layout {
+        let ways = ways.max(2);
+        self.hit_ways = ways / 2;
+        Layout::plain(sets, ways, 2)
     }
     #[inline(always)]
-    fn access(&mut self, set: usize, key: u32, _next_use: u64) -> Access {
-        let h = self.ways / 2;
-        let r = set * self.ways..(set + 1) * self.ways;
-        let w = &mut self.keys[r.clone()];
-        let Some(i) = find(w, key) else {
+    fn access<S: Store<Meta = u8>>(&mut self, s: &mut S, set: usize, key: u64, _: u64) -> Access {
+        let Some(h) = s.find(set, key) else {
             return Access::Miss;
         };
-        if i < h {
-            to_front(w, i);
+        if s.queue(set, h) == HIT {
+            s.move_front(set, h, HIT);
             return Access::Hit;
         }
-        let c = &mut self.hits[r];
-        c[i] = c[i].saturating_add(1);
-        to_front(&mut w[h..], i - h);
-        to_front(&mut c[h..], i - h);
-        if c[h] < self.n {
+        let c = s.meta(set, h).saturating_add(1);
+        let h = s.move_front(set, h, NORMAL);
+        if c < self.n {
+            s.set_meta(set, h, c);
             return Access::Hit;
         }
-        match first_empty(&w[..h], 0) {
-            Some(e) => {
-                w[e] = key;
-                w[h..].rotate_left(1);
-                c[h..].rotate_left(1);
-                let last = w.len() - 1;
-                w[last] = EMPTY;
-                c[last] = 0;
-            }
-            None => {
-                w.swap(h - 1, h);
-                c[h] = 0;
-            }
+        s.set_meta(set, h, 0);
+        if s.len(set, HIT) < self.hit_ways {
+            s.move_back(set, h, HIT);
+        } else {
+            // Exchange: the hit region's LRU entry drops to the normal MRU slot (counter 0),
+            // the promoted entry (now just behind it) takes the hit region's LRU slot.
+            let d = s.back(set, HIT).expect("hit region");
+            let d = s.move_front(set, d, NORMAL);
+            s.set_meta(set, d, 0);
+            let f = s.front(set, NORMAL).expect("normal region");
+            let p = s.next(set, f).expect("promoted entry");
+            s.move_back(set, p, HIT);
         }
         Access::Exchange
     }
     #[inline(always)]
-    fn insert(&mut self, set: usize, key: u32, _next_use: u64) {
-        let h = self.ways / 2;
-        let r = set * self.ways..(set + 1) * self.ways;
-        let w = &mut self.keys[r.clone()];
-        let victim = first_empty(w, h).unwrap_or(w.len() - 1);
-        w[victim] = key;
-        self.hits[r][victim] = 0;
+    fn insert<S: Store<Meta = u8>>(&mut self, s: &mut S, set: usize, key: u64, _: u64) {
+        if s.len(set, NORMAL) < s.layout().ways - self.hit_ways {
+            s.push_back(set, NORMAL, key, 0);
+        } else if let Some(b) = s.back(set, NORMAL) {
+            s.replace(set, b, key, 0);
+        }
     }
 }

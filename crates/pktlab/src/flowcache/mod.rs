@@ -1,40 +1,52 @@
-//! Packet processing cache (paper 000, Hit Priority Cache, §3–§5): a set-associative cache of
-//! flow keys in front of the slow table lookups, with one replacement policy per file behind the
-//! [`Policy`] trait, and the paper's timing simulator ([`sim`], fig. 7).
+//! Packet processing cache (paper 000, Hit Priority Cache, §3–§5) and the cache engine shared
+//! with the CCN content stores: a set-associative (or fully associative) cache of keys, one
+//! replacement [`Rule`] per file over one storage engine ([`store`]: a branch-light slice
+//! layout for small sets, an O(1) index + intrusive-list layout for large ones), and the
+//! paper's timing simulator ([`sim`], fig. 7).
 //!
-//! Keys are dense flow ids (`u32`, assigned per distinct 5-tuple by the trace reader, so
-//! comparing ids is exactly comparing 5-tuples); the set index comes from a hash of the
-//! 5-tuple ([`SetIndex`]: CRC-32 as in the paper, or XOR folding).
+//! Keys of the flow cache are dense flow ids (`u32`, assigned per distinct 5-tuple by the
+//! trace reader, so comparing ids is exactly comparing 5-tuples); the set index comes from a
+//! hash of the 5-tuple ([`SetIndex`]: CRC-32 as in the paper, or XOR folding).
 //!
-//! Every policy keeps a set's ways in one slice ordered by priority (index 0 = most
-//! protected, last = next victim) and moves entries with slice rotations: with ≤ 16 ways this
-//! is a few register moves, allocation-free and branch-light.
-//!
-//! Policies: [`lru`], [`slru`], [`hpc`] (HPC-n), [`spc`] (Saturating Priority), [`random`],
-//! [`fifo`], [`belady`] (offline optimum for the same set structure).
+//! Rules: [`lru`], [`fifo`], [`random`], [`clock`], [`slru`], [`hpc`] (HPC-n), [`spc`]
+//! (Saturating Priority), [`lfu`], [`arc`], [`s3fifo`], [`sieve`], [`tinylfu`] (W-TinyLFU),
+//! [`belady`] (offline optimum for the same set structure).
 
+pub mod arc;
 pub mod belady;
+pub mod clock;
+pub mod engine;
 pub mod fifo;
 pub mod hpc;
+pub mod lfu;
 pub mod lru;
 pub mod random;
+pub mod s3fifo;
+pub mod sieve;
 pub mod sim;
 pub mod slru;
 pub mod source;
 pub mod spc;
+pub mod store;
+pub mod tinylfu;
 
+pub use arc::Arc;
 pub use belady::Belady;
+pub use clock::Clock;
+pub use engine::{Cache, Rule};
 pub use fifo::Fifo;
 pub use hpc::Hpc;
+pub use lfu::Lfu;
 pub use lru::Lru;
 pub use random::Random;
+pub use s3fifo::S3Fifo;
+pub use sieve::Sieve;
 pub use sim::{AnySim, Counters, DelayModel, Sim, SimConfig};
 pub use slru::Slru;
 pub use source::{TracePacket, TraceSource};
 pub use spc::Spc;
-
-/// Marks an empty way.
-pub const EMPTY: u32 = u32::MAX;
+pub use store::{Layout, Linked, Small, Store};
+pub use tinylfu::TinyLfu;
 
 /// "Never used again" for [`Policy`]'s `next_use` argument.
 pub const NEVER: u64 = u64::MAX;
@@ -51,13 +63,13 @@ pub enum Access {
     Exchange,
 }
 
-/// A replacement policy over `sets × ways` entries.
+/// A replacement policy over `sets × ways` entries (a [`Cache`]: a [`Rule`] on a [`Store`]).
 ///
 /// Contract: [`Policy::access`] looks `key` up in `set` and updates the policy's state for a
 /// hit; it never inserts. [`Policy::insert`] is called only for a key that is not cached in
 /// `set` (after a miss, possibly later — when the table lookup finishes) and places it,
 /// evicting a victim if the set is full (an offline policy may decline to cache it).
-/// `next_use` is the index of the packet that will next use `key` ([`NEVER`] if none); only
+/// `next_use` is the index of the request that will next use `key` ([`NEVER`] if none); only
 /// offline policies ([`Belady`]) read it. Neither method allocates.
 pub trait Policy {
     /// Short name, e.g. `lru` or `hpc4`.
@@ -67,22 +79,28 @@ pub trait Policy {
     /// Number of sets.
     fn sets(&self) -> usize;
     /// Looks `key` up in `set`, updating priorities on a hit.
-    fn access(&mut self, set: usize, key: u32, next_use: u64) -> Access;
+    fn access(&mut self, set: usize, key: u64, next_use: u64) -> Access;
     /// Inserts `key` (not cached) into `set`.
-    fn insert(&mut self, set: usize, key: u32, next_use: u64);
-    /// The keys `set` holds, in way order ([`EMPTY`] for an empty way) — for callers that
-    /// keep a value beside each cached key (the data plane's next-hop cache).
-    fn set_keys(&self, set: usize) -> &[u32];
+    fn insert(&mut self, set: usize, key: u64, next_use: u64);
     /// The no-timing model's step: [`Policy::access`], then on a miss [`Policy::insert`] at
     /// once. Policies may override it with a fused, branch-free version of the same effect.
     #[inline(always)]
-    fn access_insert(&mut self, set: usize, key: u32, next_use: u64) -> Access {
+    fn access_insert(&mut self, set: usize, key: u64, next_use: u64) -> Access {
         let a = self.access(set, key, next_use);
         if a == Access::Miss {
             self.insert(set, key, next_use);
         }
         a
     }
+    /// Cached entries.
+    fn len(&self) -> usize;
+    /// True when nothing is cached.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The storage slot of cached `key` (content stores keep their data by slot), without
+    /// touching the policy's state.
+    fn slot_of(&self, set: usize, key: u64) -> Option<u32>;
 }
 
 /// How the set index is computed from the 5-tuple.
@@ -95,71 +113,45 @@ pub enum SetIndex {
     Xor,
 }
 
-/// Position of `key` in a set's ways.
-#[inline(always)]
-pub(crate) fn find(ways: &[u32], key: u32) -> Option<usize> {
-    // Branch-free scan: sets are small, and a data-dependent early exit mispredicts.
-    let mut hit = usize::MAX;
-    for (i, &k) in ways.iter().enumerate().rev() {
-        if k == key {
-            hit = i;
-        }
-    }
-    (hit != usize::MAX).then_some(hit)
-}
-
-/// Moves `w[i]` to the front, shifting `w[..i]` back by one (a small `rotate_right(1)` on
-/// `w[..=i]` without the generic rotation's call overhead).
-#[inline(always)]
-pub(crate) fn to_front<T: Copy>(w: &mut [T], i: usize) {
-    let x = w[i];
-    let mut j = i;
-    while j > 0 {
-        w[j] = w[j - 1];
-        j -= 1;
-    }
-    w[0] = x;
-}
-
-/// Calls `f` on `w`, giving the optimiser a compile-time length for the common 4- and 8-way
-/// sets (the scans and shifts then unroll completely); other sizes take the generic path.
-#[inline(always)]
-pub(crate) fn fixed<R>(w: &mut [u32], mut f: impl FnMut(&mut [u32]) -> R) -> R {
-    if let Ok(a) = <&mut [u32; 4]>::try_from(&mut *w) {
-        return f(&mut a[..]);
-    }
-    if let Ok(a) = <&mut [u32; 8]>::try_from(&mut *w) {
-        return f(&mut a[..]);
-    }
-    f(w)
-}
-
-/// First empty way at or after `from`, or `None`.
-#[inline(always)]
-pub(crate) fn first_empty(ways: &[u32], from: usize) -> Option<usize> {
-    ways[from..]
-        .iter()
-        .position(|&k| k == EMPTY)
-        .map(|i| i + from)
-}
-
-/// A policy built from its CLI name (`lru, slru, hpc1…hpc16, spc, random, fifo, belady`) for
-/// `entries` total entries; `ways = None` takes the policy's natural associativity (4 for the
-/// 4-way baselines, 8 = two 4-way halves for SLRU/HPC/Belady).
+/// The natural associativity of policy `name` when `ways` is `None`: 4 for the paper's 4-way
+/// baselines (LRU, FIFO, random, SPC), 8 = two 4-way halves for SLRU, HPC-n and Belady, and 8
+/// (HPC's budget) for the other policies; `None` for an unknown name.
 pub fn policy_ways(name: &str, ways: Option<usize>) -> Option<usize> {
     let natural = match name {
         "lru" | "fifo" | "random" | "spc" => 4,
-        "slru" | "belady" => 8,
-        n if n.starts_with("hpc") => 8,
+        "slru" | "belady" | "clock" | "lfu" | "arc" | "s3fifo" | "sieve" | "tinylfu" => 8,
+        n if n
+            .strip_prefix("hpc")
+            .and_then(|k| k.parse::<u8>().ok())
+            .is_some_and(|k| k > 0) =>
+        {
+            8
+        }
         _ => return None,
     };
     Some(ways.unwrap_or(natural))
 }
 
-/// All policy names the CLI accepts, in report order.
-pub const POLICY_NAMES: &[&str] = &[
+/// The paper-000 policies (Table 2), in report order.
+pub const PAPER_POLICIES: &[&str] = &[
     "lru", "slru", "hpc1", "hpc2", "hpc4", "hpc8", "hpc16", "spc", "random", "fifo", "belady",
 ];
+
+/// All policy names the CLI accepts (`hpcN` for any 1 ≤ N ≤ 255; these five listed), in
+/// report order.
+pub const POLICY_NAMES: &[&str] = &[
+    "lru", "slru", "hpc1", "hpc2", "hpc4", "hpc8", "hpc16", "spc", "random", "fifo", "belady",
+    "clock", "lfu", "arc", "s3fifo", "sieve", "tinylfu",
+];
+
+/// Minimum ways per set of policy `name` (2 for the split-set policies).
+pub fn min_ways(name: &str) -> usize {
+    match name {
+        "slru" | "s3fifo" | "tinylfu" => 2,
+        n if n.starts_with("hpc") => 2,
+        _ => 1,
+    }
+}
 
 #[cfg(test)]
 mod tests;

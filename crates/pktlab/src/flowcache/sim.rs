@@ -17,8 +17,11 @@
 //! Average lookup delay (paper §5.3): `hit_ns·(1−m) + miss_ns·m + exchange_ns·c`, defaults
 //! 2, 55 and 4 ns (m = miss rate, c = exchanges per packet).
 
+use super::engine::{fits_small, Cache, Rule};
+use super::store::{Linked, Small};
 use super::{
-    Access, Belady, Fifo, Hpc, Lru, Policy, Random, SetIndex, Slru, Spc, TracePacket, NEVER,
+    Access, Arc, Belady, Clock, Fifo, Hpc, Lfu, Lru, Policy, Random, S3Fifo, SetIndex, Sieve, Slru,
+    Spc, TinyLfu, TracePacket, NEVER,
 };
 use std::collections::VecDeque;
 
@@ -178,7 +181,8 @@ impl<P: Policy> Sim<P> {
             self.jobs.pop_front();
             self.jobs_popped += 1;
             self.inflight[j.flow as usize] = 0;
-            self.policy.insert(j.set as usize, j.flow, j.next_use);
+            self.policy
+                .insert(j.set as usize, j.flow as u64, j.next_use);
         }
     }
 
@@ -189,7 +193,9 @@ impl<P: Policy> Sim<P> {
         self.c.packets += 1;
         let set = self.set_of(p);
         if !self.cfg.timing {
-            let a = self.policy.access_insert(set as usize, p.flow, next_use);
+            let a = self
+                .policy
+                .access_insert(set as usize, p.flow as u64, next_use);
             self.c.misses += (a == Access::Miss) as u64;
             self.c.hits += (a != Access::Miss) as u64;
             self.c.exchanges += (a == Access::Exchange) as u64;
@@ -198,7 +204,7 @@ impl<P: Policy> Sim<P> {
         if self.jobs.front().is_some_and(|j| j.finish <= p.ts_ns) {
             self.complete(p.ts_ns);
         }
-        match self.policy.access(set as usize, p.flow, next_use) {
+        match self.policy.access(set as usize, p.flow as u64, next_use) {
             Access::Hit => self.c.hits += 1,
             Access::Exchange => {
                 self.c.hits += 1;
@@ -254,66 +260,103 @@ impl<P: Policy> Sim<P> {
     }
 }
 
-/// Enum dispatch over the policies: one `match` per batch, monomorphised loops inside.
-#[allow(missing_docs)]
+/// One rule's simulator on the layout that suits its geometry (one per run, so the size
+/// difference between the variants does not matter).
+#[allow(missing_docs, clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
-pub enum AnySim {
-    Lru(Sim<Lru>),
-    Slru(Sim<Slru>),
-    Hpc(Sim<Hpc>),
-    Spc(Sim<Spc>),
-    Random(Sim<Random>),
-    Fifo(Sim<Fifo>),
-    Belady(Sim<Belady>),
+pub enum Layouts<R: Rule> {
+    Small(Sim<Cache<R, Small<R::Meta>>>),
+    Linked(Sim<Cache<R, Linked<R::Meta>>>),
 }
 
+impl<R: Rule + Clone> Layouts<R> {
+    /// [`Small`] for sets of ≤ 32 entries (ghosts included), else [`Linked`].
+    pub fn new(rule: R, sets: usize, ways: usize, cfg: SimConfig) -> Self {
+        if fits_small(&rule, sets, ways) {
+            Layouts::Small(Sim::new(Cache::new(rule, sets, ways), cfg))
+        } else {
+            Layouts::Linked(Sim::new(Cache::new(rule, sets, ways), cfg))
+        }
+    }
+    fn run(&mut self, pkts: &[TracePacket], next_use: &[u32]) {
+        match self {
+            Layouts::Small(s) => s.run(pkts, next_use),
+            Layouts::Linked(s) => s.run(pkts, next_use),
+        }
+    }
+    fn counters(&self) -> Counters {
+        match self {
+            Layouts::Small(s) => s.counters(),
+            Layouts::Linked(s) => s.counters(),
+        }
+    }
+    /// True on the [`Linked`] layout.
+    pub fn linked(&self) -> bool {
+        matches!(self, Layouts::Linked(_))
+    }
+}
+
+macro_rules! any_sim {
+    ($($v:ident),*) => {
+        /// Enum dispatch over the policies: one `match` per batch, monomorphised loops inside.
+        #[allow(missing_docs)]
+        #[derive(Clone, Debug)]
+        pub enum AnySim {
+            $($v(Layouts<$v>),)*
+        }
+        impl AnySim {
+            /// Simulates a batch (see [`Sim::run`]).
+            pub fn run(&mut self, pkts: &[TracePacket], next_use: &[u32]) {
+                match self {
+                    $(AnySim::$v(s) => s.run(pkts, next_use),)*
+                }
+            }
+            /// Counters so far.
+            pub fn counters(&self) -> Counters {
+                match self {
+                    $(AnySim::$v(s) => s.counters(),)*
+                }
+            }
+            /// True when the cache uses the O(1) linked layout (large sets).
+            pub fn linked(&self) -> bool {
+                match self {
+                    $(AnySim::$v(s) => s.linked(),)*
+                }
+            }
+        }
+    };
+}
+
+any_sim!(Lru, Fifo, Random, Clock, Slru, Hpc, Spc, Lfu, Arc, S3Fifo, Sieve, TinyLfu, Belady);
+
 impl AnySim {
-    /// A simulator for policy `name` (see [`super::POLICY_NAMES`]) with `entries` entries in
-    /// sets of `ways` (`entries / ways` sets, at least one); `None` for an unknown name.
+    /// A simulator for policy `name` (see [`super::POLICY_NAMES`]; `hpcN` for 1 ≤ N ≤ 255)
+    /// with `entries` entries in sets of `ways` (`entries / ways` sets, at least one; ways
+    /// below the policy's minimum are raised to it); `None` for an unknown name.
     pub fn new(name: &str, entries: usize, ways: usize, cfg: SimConfig, seed: u64) -> Option<Self> {
-        let ways = ways.max(1);
+        let ways = ways.max(super::min_ways(name));
         let sets = (entries / ways).max(1);
         Some(match name {
-            "lru" => AnySim::Lru(Sim::new(Lru::new(sets, ways), cfg)),
-            "slru" => AnySim::Slru(Sim::new(Slru::new(sets, ways), cfg)),
-            "spc" => AnySim::Spc(Sim::new(Spc::new(sets, ways), cfg)),
-            "random" => AnySim::Random(Sim::new(Random::new(sets, ways, seed), cfg)),
-            "fifo" => AnySim::Fifo(Sim::new(Fifo::new(sets, ways), cfg)),
-            "belady" => AnySim::Belady(Sim::new(Belady::new(sets, ways), cfg)),
+            "lru" => AnySim::Lru(Layouts::new(Lru, sets, ways, cfg)),
+            "fifo" => AnySim::Fifo(Layouts::new(Fifo, sets, ways, cfg)),
+            "random" => AnySim::Random(Layouts::new(Random::new(seed), sets, ways, cfg)),
+            "clock" => AnySim::Clock(Layouts::new(Clock, sets, ways, cfg)),
+            "slru" => AnySim::Slru(Layouts::new(Slru::default(), sets, ways, cfg)),
+            "spc" => AnySim::Spc(Layouts::new(Spc, sets, ways, cfg)),
+            "lfu" => AnySim::Lfu(Layouts::new(Lfu::default(), sets, ways, cfg)),
+            "arc" => AnySim::Arc(Layouts::new(Arc::default(), sets, ways, cfg)),
+            "s3fifo" => AnySim::S3Fifo(Layouts::new(S3Fifo::default(), sets, ways, cfg)),
+            "sieve" => AnySim::Sieve(Layouts::new(Sieve, sets, ways, cfg)),
+            "tinylfu" => AnySim::TinyLfu(Layouts::new(TinyLfu::default(), sets, ways, cfg)),
+            "belady" => AnySim::Belady(Layouts::new(Belady, sets, ways, cfg)),
             n => {
                 let k: u8 = n.strip_prefix("hpc")?.parse().ok()?;
                 if k == 0 {
                     return None;
                 }
-                AnySim::Hpc(Sim::new(Hpc::new(sets, ways, k), cfg))
+                AnySim::Hpc(Layouts::new(Hpc::new(k), sets, ways, cfg))
             }
         })
-    }
-
-    /// Simulates a batch (see [`Sim::run`]).
-    pub fn run(&mut self, pkts: &[TracePacket], next_use: &[u32]) {
-        match self {
-            AnySim::Lru(s) => s.run(pkts, next_use),
-            AnySim::Slru(s) => s.run(pkts, next_use),
-            AnySim::Hpc(s) => s.run(pkts, next_use),
-            AnySim::Spc(s) => s.run(pkts, next_use),
-            AnySim::Random(s) => s.run(pkts, next_use),
-            AnySim::Fifo(s) => s.run(pkts, next_use),
-            AnySim::Belady(s) => s.run(pkts, next_use),
-        }
-    }
-
-    /// Counters so far.
-    pub fn counters(&self) -> Counters {
-        match self {
-            AnySim::Lru(s) => s.counters(),
-            AnySim::Slru(s) => s.counters(),
-            AnySim::Hpc(s) => s.counters(),
-            AnySim::Spc(s) => s.counters(),
-            AnySim::Random(s) => s.counters(),
-            AnySim::Fifo(s) => s.counters(),
-            AnySim::Belady(s) => s.counters(),
-        }
     }
 
     /// True for offline policies that need next-use indices.

@@ -1,73 +1,54 @@
-//! Segmented LRU, as paper 000 describes it (§5, fig. 6): each set is split into a protected
-//! and a probationary segment (half the ways each). A new entry goes to the MRU position of
-//! the probationary segment, evicting the probationary LRU; a hit in the probationary segment
-//! moves the entry to the protected MRU, demoting the protected LRU to the probationary MRU; a
-//! hit in the protected segment moves it to the protected MRU. With a full protected segment
-//! this is exactly "8-way LRU with insertion at the 4th position", as the paper notes.
+//! Segmented LRU (Karedla, Love & Wherry, IEEE Computer 1994) as paper 000 describes it (§5,
+//! fig. 6): each set is split into a protected and a probationary segment (half the ways
+//! each). A new entry goes to the front of the probationary segment, evicting its back; a hit
+//! in the probationary segment moves the entry to the protected front, demoting the protected
+//! back to the probationary front when the protected segment is full; a hit in the protected
+//! segment moves it to the protected front. With a full protected segment this is exactly
+//! "8-way LRU with insertion at the 4th position", as the paper notes.
 
-use super::{find, first_empty, to_front, Access, Policy, EMPTY};
+use super::engine::Rule;
+use super::store::{Layout, Store};
+use super::Access;
 
-/// Per-set SLRU; ways `[0, ways/2)` are the protected segment, `[ways/2, ways)` the
-/// probationary one, each ordered MRU → LRU.
-#[derive(Clone, Debug)]
+const PROT: usize = 0;
+const PROB: usize = 1;
+
+/// SLRU with two equal segments.
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Slru {
-    keys: Vec<u32>,
-    ways: usize,
+    prot: usize,
 }
 
-impl Slru {
-    /// An empty cache of `sets × ways` entries (`ways ≥ 2`).
-    pub fn new(sets: usize, ways: usize) -> Self {
-        let ways = ways.max(2);
-        Slru {
-            keys: vec![EMPTY; sets * ways],
-            ways,
-        }
-    }
-}
-
-impl Policy for Slru {
+impl Rule for Slru {
+    type Meta = ();
     fn name(&self) -> String {
         "slru".into()
     }
-    fn ways(&self) -> usize {
-        self.ways
-    }
-    fn sets(&self) -> usize {
-        self.keys.len() / self.ways
-    }
-    fn set_keys(&self, set: usize) -> &[u32] {
-        &self.keys[set * self.ways..(set + 1) * self.ways]
+    fn layout(&mut self, sets: usize, ways: usize) -> Layout {
+        let ways = ways.max(2);
+        self.prot = ways / 2;
+        Layout::plain(sets, ways, 2)
     }
     #[inline(always)]
-    fn access(&mut self, set: usize, key: u32, _next_use: u64) -> Access {
-        let h = self.ways / 2;
-        let w = &mut self.keys[set * self.ways..(set + 1) * self.ways];
-        let Some(i) = find(w, key) else {
+    fn access<S: Store<Meta = ()>>(&mut self, s: &mut S, set: usize, key: u64, _: u64) -> Access {
+        let Some(h) = s.find(set, key) else {
             return Access::Miss;
         };
-        if i >= h {
-            if let Some(e) = first_empty(&w[..h], 0) {
-                // Protected segment not yet full: move in without demoting anybody.
-                to_front(w, e);
-                w[0] = key;
-                w[i..].rotate_left(1);
-                let last = w.len() - 1;
-                w[last] = EMPTY;
-                return Access::Hit;
-            }
+        let from = s.queue(set, h);
+        s.move_front(set, h, PROT);
+        if from == PROB && s.len(set, PROT) > self.prot {
+            let d = s.back(set, PROT).expect("protected segment");
+            s.move_front(set, d, PROB);
         }
-        // Protected hit, or probationary hit with a full protected segment: the rotation
-        // carries the protected LRU over to the probationary MRU.
-        to_front(w, i);
         Access::Hit
     }
     #[inline(always)]
-    fn insert(&mut self, set: usize, key: u32, _next_use: u64) {
-        let h = self.ways / 2;
-        let w = &mut self.keys[set * self.ways..(set + 1) * self.ways];
-        let victim = first_empty(w, h).unwrap_or(w.len() - 1);
-        to_front(&mut w[h..], victim - h);
-        w[h] = key;
+    fn insert<S: Store<Meta = ()>>(&mut self, s: &mut S, set: usize, key: u64, _: u64) {
+        if s.len(set, PROB) < s.layout().ways - self.prot {
+            s.push_front(set, PROB, key, ());
+        } else if let Some(b) = s.back(set, PROB) {
+            s.replace(set, b, key, ());
+            s.move_front(set, b, PROB);
+        }
     }
 }

@@ -5,55 +5,34 @@
 //! above), saturating at the top. A flow must therefore keep hitting to climb, and one-packet
 //! flows are evicted first.
 
-use super::{find, first_empty, Access, Policy, EMPTY};
+use super::engine::{steps, Rule};
+use super::store::{Layout, Store};
+use super::Access;
 
-/// Per-set saturating priority; ways ordered highest (index 0) → lowest priority (last).
-#[derive(Clone, Debug)]
-pub struct Spc {
-    keys: Vec<u32>,
-    ways: usize,
-}
+/// Saturating priority: one queue, highest priority first.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Spc;
 
-impl Spc {
-    /// An empty cache of `sets × ways` entries.
-    pub fn new(sets: usize, ways: usize) -> Self {
-        Spc {
-            keys: vec![EMPTY; sets * ways.max(1)],
-            ways: ways.max(1),
-        }
-    }
-}
-
-impl Policy for Spc {
+impl Rule for Spc {
+    type Meta = ();
     fn name(&self) -> String {
         "spc".into()
     }
-    fn ways(&self) -> usize {
-        self.ways
-    }
-    fn sets(&self) -> usize {
-        self.keys.len() / self.ways
-    }
-    fn set_keys(&self, set: usize) -> &[u32] {
-        &self.keys[set * self.ways..(set + 1) * self.ways]
+    fn layout(&mut self, sets: usize, ways: usize) -> Layout {
+        Layout::plain(sets, ways, 1)
     }
     #[inline(always)]
-    fn access(&mut self, set: usize, key: u32, _next_use: u64) -> Access {
-        let w = &mut self.keys[set * self.ways..(set + 1) * self.ways];
-        match find(w, key) {
-            Some(i) => {
-                if i > 0 {
-                    w.swap(i - 1, i);
-                }
+    fn access<S: Store<Meta = ()>>(&mut self, s: &mut S, set: usize, key: u64, _: u64) -> Access {
+        match s.find(set, key) {
+            Some(h) => {
+                s.swap_prev(set, h);
                 Access::Hit
             }
             None => Access::Miss,
         }
     }
     #[inline(always)]
-    fn insert(&mut self, set: usize, key: u32, _next_use: u64) {
-        let w = &mut self.keys[set * self.ways..(set + 1) * self.ways];
-        let victim = first_empty(w, 0).unwrap_or(w.len() - 1);
-        w[victim] = key;
+    fn insert<S: Store<Meta = ()>>(&mut self, s: &mut S, set: usize, key: u64, _: u64) {
+        steps::insert_back(s, set, key, ());
     }
 }

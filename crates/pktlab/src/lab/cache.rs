@@ -6,7 +6,8 @@
 use super::{Error, Progress, Result};
 use crate::flowcache::source::{next_uses, SourceReport};
 use crate::flowcache::{
-    policy_ways, AnySim, DelayModel, SetIndex, SimConfig, TracePacket, TraceSource, POLICY_NAMES,
+    min_ways, policy_ways, AnySim, DelayModel, SetIndex, SimConfig, TracePacket, TraceSource,
+    PAPER_POLICIES, POLICY_NAMES,
 };
 use crate::io::compact::{CompactWriter, PcapExport};
 use crate::traffic::{LengthHist, SynthConfig};
@@ -73,9 +74,11 @@ impl TraceSpec {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ModelSpec {
-    /// Comma-separated policies (lru, slru, hpc1…hpc16, spc, random, fifo, belady) or `all`.
+    /// Comma-separated policies (lru, slru, hpcN, spc, random, fifo, belady, clock, lfu, arc,
+    /// s3fifo, sieve, tinylfu), `paper` (Table 2's) or `all`.
     pub policy: String,
-    /// Ways per set (default per policy: 4, or 8 = two 4-way halves for slru/hpc/belady).
+    /// Ways per set, `usize::MAX` = fully associative (default per policy: 4, or 8 = two
+    /// 4-way halves for slru/hpc/belady, 8 for the others).
     pub ways: Option<usize>,
     /// Set index hash: `crc` (paper) or `xor`.
     pub index: String,
@@ -134,6 +137,8 @@ impl ModelSpec {
     fn policies(&self) -> Result<Vec<String>> {
         let v: Vec<String> = if self.policy == "all" {
             POLICY_NAMES.iter().map(|s| s.to_string()).collect()
+        } else if self.policy == "paper" {
+            PAPER_POLICIES.iter().map(|s| s.to_string()).collect()
         } else {
             self.policy
                 .split(',')
@@ -409,6 +414,13 @@ fn drive(
     Ok(rep)
 }
 
+/// Ways for policy `p` at `entries` entries: `ways` (`usize::MAX` = fully associative) or the
+/// policy's natural associativity, kept between the policy's minimum and `entries`.
+fn ways_for(p: &str, ways: Option<usize>, entries: usize) -> usize {
+    let w = ways.unwrap_or_else(|| policy_ways(p, None).unwrap_or(4));
+    w.clamp(min_ways(p), entries.max(min_ways(p)))
+}
+
 /// Simulates every policy of `cfg.model` with `cfg.entries` entries on one pass over the
 /// trace (paper 000, Table 2: miss rate, exchange rate and average delay per policy).
 pub fn sim(cfg: &CacheSimConfig, p: &dyn Progress) -> Result<CacheSimResult> {
@@ -417,7 +429,7 @@ pub fn sim(cfg: &CacheSimConfig, p: &dyn Progress) -> Result<CacheSimResult> {
     let entries = cfg.entries.max(1) as usize;
     let mut runs = Vec::new();
     for pol in cfg.model.policies()? {
-        let ways = policy_ways(&pol, cfg.model.ways).unwrap_or(4).max(1);
+        let ways = ways_for(&pol, cfg.model.ways, entries);
         runs.push(Run::new(&pol, entries, ways, sc, cfg.trace.seed)?);
     }
     let rep = drive(&src, &mut runs, cfg.model.chunk.max(1) as usize, p)?;
@@ -448,10 +460,7 @@ pub fn sweep(cfg: &CacheSweepConfig, p: &dyn Progress) -> Result<CacheSweepResul
     while bytes <= cfg.max_bytes {
         for pol in &pols {
             let entries = (bytes / eb) as usize;
-            let ways = policy_ways(pol, cfg.model.ways)
-                .unwrap_or(4)
-                .max(1)
-                .min(entries);
+            let ways = ways_for(pol, cfg.model.ways, entries);
             runs.push(Run::new(pol, entries, ways, sc, cfg.trace.seed)?);
         }
         bytes *= 2;

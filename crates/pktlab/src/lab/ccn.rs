@@ -105,7 +105,12 @@ pub fn sim(a: &CcnSimConfig, p: &dyn Progress) -> Result<CcnSimResult> {
             Some(x) => pols.push(x),
             None => {
                 return Err(Error::param(format!(
-                    "--policy {name:?}: expected lru, fifo, lfu or random"
+                    "--policy {name:?}: expected one of {}",
+                    Policy::ALL
+                        .iter()
+                        .map(|p| p.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 )))
             }
         }

@@ -12,7 +12,14 @@
 //! policy's set exactly: after an insertion, the slot whose key the policy no longer holds
 //! ([`Policy::set_keys`]) takes the new key. No allocation after construction.
 
-use crate::flowcache::{Access, Fifo, Hpc, Lru, Policy, Random, Slru, Spc, EMPTY};
+use crate::flowcache::engine::fits_small;
+use crate::flowcache::{Access, Cache, Fifo, Hpc, Lru, Policy, Random, Rule, Slru, Small, Spc};
+
+/// Marks an empty value slot.
+const EMPTY: u32 = u32::MAX;
+
+/// A policy on the small (slice) layout of the cache engine: the data plane's sets are small.
+pub type SmallCache<R> = Cache<R, Small<<R as Rule>::Meta>>;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Slot {
@@ -91,7 +98,7 @@ impl<P: Policy> NextHopCache<P> {
     pub fn lookup(&mut self, rss: u32, v6: bool, dst: u128) -> u32 {
         let key = key_of(rss);
         let set = self.set_of(key);
-        if self.policy.access(set, key, 0) != Access::Miss {
+        if self.policy.access(set, key as u64, 0) != Access::Miss {
             let base = set * self.ways;
             for s in &self.slots[base..base + self.ways] {
                 if s.key == key {
@@ -127,15 +134,16 @@ impl<P: Policy> NextHopCache<P> {
             *s = new; // held already: stale value, collision, or a second miss in a batch
             return;
         }
-        self.policy.insert(set, key, 0);
-        let held = self.policy.set_keys(set);
-        if !held.contains(&key) {
+        self.policy.insert(set, key as u64, 0);
+        let p = &self.policy;
+        let held = |k: u32| p.slot_of(set, k as u64).is_some();
+        if !held(key) {
             return; // the policy declined to cache it
         }
         let slots = &mut self.slots[base..base + self.ways];
         let j = slots
             .iter()
-            .position(|s| s.key != EMPTY && !held.contains(&s.key))
+            .position(|s| s.key != EMPTY && !held(s.key))
             .or_else(|| slots.iter().position(|s| s.key == EMPTY));
         if let Some(j) = j {
             slots[j] = new;
@@ -163,17 +171,17 @@ impl<P: Policy> NextHopCache<P> {
 #[derive(Debug)]
 pub enum AnyCache {
     /// LRU.
-    Lru(NextHopCache<Lru>),
+    Lru(NextHopCache<SmallCache<Lru>>),
     /// Segmented LRU.
-    Slru(NextHopCache<Slru>),
+    Slru(NextHopCache<SmallCache<Slru>>),
     /// HPC-n.
-    Hpc(NextHopCache<Hpc>),
+    Hpc(NextHopCache<SmallCache<Hpc>>),
     /// Saturating priority.
-    Spc(NextHopCache<Spc>),
+    Spc(NextHopCache<SmallCache<Spc>>),
     /// Random replacement.
-    Random(NextHopCache<Random>),
+    Random(NextHopCache<SmallCache<Random>>),
     /// FIFO.
-    Fifo(NextHopCache<Fifo>),
+    Fifo(NextHopCache<SmallCache<Fifo>>),
 }
 
 impl AnyCache {
@@ -186,22 +194,35 @@ impl AnyCache {
             .ok_or_else(|| {
                 format!("unknown or offline cache policy {name:?} (known: lru, slru, hpcN, spc, random, fifo)")
             })?
-            .max(1);
+            .max(crate::flowcache::min_ways(name));
         let sets = (entries / w).max(1);
         let sets = 1usize << (usize::BITS - 1 - sets.leading_zeros());
+        fn small<R: Rule + Clone>(
+            r: R,
+            sets: usize,
+            w: usize,
+        ) -> Result<NextHopCache<SmallCache<R>>, String> {
+            if !fits_small(&r, sets, w) {
+                return Err(format!(
+                    "--ways {w}: the data plane's flow cache takes at most {} ways per set",
+                    crate::flowcache::engine::SMALL_MAX
+                ));
+            }
+            Ok(NextHopCache::new(Cache::new(r, sets, w)))
+        }
         Ok(match name {
-            "lru" => AnyCache::Lru(NextHopCache::new(Lru::new(sets, w))),
-            "slru" => AnyCache::Slru(NextHopCache::new(Slru::new(sets, w))),
-            "spc" => AnyCache::Spc(NextHopCache::new(Spc::new(sets, w))),
-            "random" => AnyCache::Random(NextHopCache::new(Random::new(sets, w, seed))),
-            "fifo" => AnyCache::Fifo(NextHopCache::new(Fifo::new(sets, w))),
+            "lru" => AnyCache::Lru(small(Lru, sets, w)?),
+            "slru" => AnyCache::Slru(small(Slru::default(), sets, w)?),
+            "spc" => AnyCache::Spc(small(Spc, sets, w)?),
+            "random" => AnyCache::Random(small(Random::new(seed), sets, w)?),
+            "fifo" => AnyCache::Fifo(small(Fifo, sets, w)?),
             n => {
                 let k: u8 = n
                     .strip_prefix("hpc")
                     .and_then(|k| k.parse().ok())
                     .filter(|&k| k > 0)
                     .ok_or_else(|| format!("unknown cache policy {name:?}"))?;
-                AnyCache::Hpc(NextHopCache::new(Hpc::new(sets, w, k)))
+                AnyCache::Hpc(small(Hpc::new(k), sets, w)?)
             }
         })
     }
@@ -269,9 +290,11 @@ mod tests {
                         c.fill(f % 40, false, dst, truth);
                     }
                     for s in c.slots.chunks(c.ways).enumerate() {
-                        let held = c.policy.set_keys(s.0);
                         for slot in s.1 {
-                            prop_assert!(slot.key == EMPTY || held.contains(&slot.key));
+                            prop_assert!(
+                                slot.key == EMPTY
+                                    || c.policy.slot_of(s.0, slot.key as u64).is_some()
+                            );
                         }
                     }
                 }

@@ -1,14 +1,22 @@
-//! Fixed-capacity open-addressing hash index (u64 key → u32 slot) shared by the content-store
-//! policies and the PIT: linear probing, Fibonacci hashing, backward-shift deletion (Knuth,
+//! Fixed-capacity open-addressing hash index (u64 key → u32 slot) of the linked cache store
+//! ([`super::Linked`]) and the CCN PIT: linear probing, Fibonacci hashing, backward-shift deletion (Knuth,
 //! TAOCP vol. 3 §6.4, Algorithm R), so there are no tombstones and no allocation after `new`.
 
 const EMPTY: u32 = u32::MAX;
 
+/// One cell: key and value side by side, so a probe touches one cache line.
+#[derive(Clone, Copy, Debug)]
+struct Cell {
+    key: u64,
+    val: u32,
+}
+
+const VACANT: Cell = Cell { key: 0, val: EMPTY };
+
 /// A hash index with room for `capacity` keys at load factor ≤ 1/2.
 #[derive(Clone, Debug)]
 pub struct KeyIndex {
-    keys: Vec<u64>,
-    vals: Vec<u32>,
+    cells: Vec<Cell>,
     shift: u32,
     mask: usize,
 }
@@ -18,8 +26,7 @@ impl KeyIndex {
     pub fn new(capacity: usize) -> KeyIndex {
         let size = (capacity.max(1) * 2).next_power_of_two().max(8);
         KeyIndex {
-            keys: vec![0; size],
-            vals: vec![EMPTY; size],
+            cells: vec![VACANT; size],
             shift: 64 - size.trailing_zeros(),
             mask: size - 1,
         }
@@ -35,12 +42,12 @@ impl KeyIndex {
     pub fn get(&self, key: u64) -> Option<u32> {
         let mut i = self.home(key);
         loop {
-            let v = self.vals[i];
-            if v == EMPTY {
+            let c = self.cells[i];
+            if c.val == EMPTY {
                 return None;
             }
-            if self.keys[i] == key {
-                return Some(v);
+            if c.key == key {
+                return Some(c.val);
             }
             i = (i + 1) & self.mask;
         }
@@ -51,11 +58,10 @@ impl KeyIndex {
     #[inline]
     pub fn insert(&mut self, key: u64, val: u32) {
         let mut i = self.home(key);
-        while self.vals[i] != EMPTY && self.keys[i] != key {
+        while self.cells[i].val != EMPTY && self.cells[i].key != key {
             i = (i + 1) & self.mask;
         }
-        self.keys[i] = key;
-        self.vals[i] = val;
+        self.cells[i] = Cell { key, val };
     }
 
     /// Removes `key`, returning its slot.
@@ -63,32 +69,33 @@ impl KeyIndex {
     pub fn remove(&mut self, key: u64) -> Option<u32> {
         let mut i = self.home(key);
         loop {
-            if self.vals[i] == EMPTY {
+            let c = self.cells[i];
+            if c.val == EMPTY {
                 return None;
             }
-            if self.keys[i] == key {
+            if c.key == key {
                 break;
             }
             i = (i + 1) & self.mask;
         }
-        let v = self.vals[i];
+        let v = self.cells[i].val;
         // Backward shift: move later members of the cluster into the hole when allowed.
         let mut hole = i;
         let mut j = i;
         loop {
             j = (j + 1) & self.mask;
-            if self.vals[j] == EMPTY {
+            let c = self.cells[j];
+            if c.val == EMPTY {
                 break;
             }
-            let h = self.home(self.keys[j]);
+            let h = self.home(c.key);
             // Entry j may move to `hole` if its home is not cyclically in (hole, j].
             if (j.wrapping_sub(h) & self.mask) >= (j.wrapping_sub(hole) & self.mask) {
-                self.keys[hole] = self.keys[j];
-                self.vals[hole] = self.vals[j];
+                self.cells[hole] = c;
                 hole = j;
             }
         }
-        self.vals[hole] = EMPTY;
+        self.cells[hole] = VACANT;
         Some(v)
     }
 }

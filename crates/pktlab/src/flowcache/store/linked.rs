@@ -1,0 +1,417 @@
+//! The O(1) layout for any associativity, fully associative included (the structure of
+//! libCacheSim and of most software caches): a hash index from key to slot ([`KeyIndex`]),
+//! per-slot key, metadata and intrusive `prev`/`next` links in flat arrays, per set and queue
+//! a head, tail and length, and per set a free list of slots. Resident entries use the slots
+//! `set × ways ..` of the resident pool, ghost entries a separate pool, so resident slots are
+//! always below `sets × ways`. With [`Layout::heap`] an indexed binary max-heap per set orders
+//! the entries by metadata for priority policies (LFU, Belady).
+
+use super::{KeyIndex, Layout, Store, NIL};
+
+/// A slot's key and list links, side by side (one cache line per node touched).
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    key: u64,
+    prev: u32,
+    next: u32,
+}
+
+/// Index + intrusive lists + free lists (+ optional heap) in flat arrays.
+#[derive(Clone, Debug)]
+pub struct Linked<M> {
+    index: KeyIndex,
+    nodes: Vec<Node>,
+    meta: Vec<M>,
+    queue: Vec<u8>,
+    /// Per (set, queue): head, tail, len.
+    heads: Vec<u32>,
+    tails: Vec<u32>,
+    lens: Vec<u32>,
+    /// Per set: first free resident slot and first free ghost slot (threaded through `next`).
+    free: Vec<u32>,
+    free_ghost: Vec<u32>,
+    hand: Vec<u32>,
+    /// Per set heap of slots (region `set × ways`), its length, and each slot's heap position.
+    heap: Vec<u32>,
+    hlen: Vec<u32>,
+    hpos: Vec<u32>,
+    resident: usize,
+    layout: Layout,
+}
+
+impl<M: Copy + Default + Ord> Linked<M> {
+    #[inline(always)]
+    fn lq(&self, set: usize, q: usize) -> usize {
+        set * self.layout.queues + q
+    }
+    #[inline(always)]
+    fn ghost(&self, q: usize) -> bool {
+        self.layout.ghost_mask >> q & 1 == 1
+    }
+    #[inline(always)]
+    fn unlink(&mut self, set: usize, s: u32) {
+        let q = self.queue[s as usize] as usize;
+        let l = self.lq(set, q);
+        let (p, n) = (self.nodes[s as usize].prev, self.nodes[s as usize].next);
+        if p == NIL {
+            self.heads[l] = n;
+        } else {
+            self.nodes[p as usize].next = n;
+        }
+        if n == NIL {
+            self.tails[l] = p;
+        } else {
+            self.nodes[n as usize].prev = p;
+        }
+        self.lens[l] -= 1;
+    }
+    #[inline(always)]
+    fn link_front(&mut self, set: usize, s: u32, q: usize) {
+        let l = self.lq(set, q);
+        let h = self.heads[l];
+        self.nodes[s as usize].prev = NIL;
+        self.nodes[s as usize].next = h;
+        if h == NIL {
+            self.tails[l] = s;
+        } else {
+            self.nodes[h as usize].prev = s;
+        }
+        self.heads[l] = s;
+        self.queue[s as usize] = q as u8;
+        self.lens[l] += 1;
+    }
+    #[inline(always)]
+    fn link_back(&mut self, set: usize, s: u32, q: usize) {
+        let l = self.lq(set, q);
+        let t = self.tails[l];
+        self.nodes[s as usize].next = NIL;
+        self.nodes[s as usize].prev = t;
+        if t == NIL {
+            self.heads[l] = s;
+        } else {
+            self.nodes[t as usize].next = s;
+        }
+        self.tails[l] = s;
+        self.queue[s as usize] = q as u8;
+        self.lens[l] += 1;
+    }
+    /// Takes a free slot of `set` from the pool of queue `q`.
+    #[inline(always)]
+    fn alloc(&mut self, set: usize, q: usize, key: u64, m: M) -> u32 {
+        let pool = if self.ghost(q) {
+            &mut self.free_ghost
+        } else {
+            self.resident += 1;
+            &mut self.free
+        };
+        let s = pool[set];
+        assert!(s != NIL, "cache store: set {set} queue {q} overfull");
+        pool[set] = self.nodes[s as usize].next;
+        self.nodes[s as usize].key = key;
+        self.meta[s as usize] = m;
+        self.index.insert(key, s);
+        if self.layout.heap {
+            self.heap_push(set, s);
+        }
+        s
+    }
+    #[inline(always)]
+    fn release(&mut self, set: usize, s: u32) {
+        if self.layout.heap {
+            self.heap_remove(set, s);
+        }
+        self.index.remove(self.nodes[s as usize].key);
+        let pool = if self.ghost(self.queue[s as usize] as usize) {
+            &mut self.free_ghost
+        } else {
+            self.resident -= 1;
+            &mut self.free
+        };
+        self.nodes[s as usize].next = pool[set];
+        pool[set] = s;
+    }
+    /// Moves slot `s` into queue `q`, re-allocating when it crosses between the resident and
+    /// the ghost pool; returns the (possibly new) slot, unlinked.
+    #[inline(always)]
+    fn rehome(&mut self, set: usize, s: u32, q: usize) -> u32 {
+        let from = self.queue[s as usize] as usize;
+        self.unlink(set, s);
+        if self.ghost(from) == self.ghost(q) {
+            return s;
+        }
+        let (k, m) = (self.nodes[s as usize].key, self.meta[s as usize]);
+        self.release(set, s);
+        self.alloc(set, q, k, m)
+    }
+
+    // --- heap (max by metadata) over the slots of one set ---
+
+    #[inline(always)]
+    fn hbase(&self, set: usize) -> usize {
+        set * (self.layout.ways + self.layout.ghosts)
+    }
+    fn heap_push(&mut self, set: usize, s: u32) {
+        let n = self.hlen[set] as usize;
+        let b = self.hbase(set);
+        self.heap[b + n] = s;
+        self.hpos[s as usize] = n as u32;
+        self.hlen[set] += 1;
+        self.sift_up(set, n);
+    }
+    fn heap_remove(&mut self, set: usize, s: u32) {
+        let b = self.hbase(set);
+        let i = self.hpos[s as usize] as usize;
+        let last = self.hlen[set] as usize - 1;
+        self.hlen[set] -= 1;
+        if i != last {
+            let t = self.heap[b + last];
+            self.heap[b + i] = t;
+            self.hpos[t as usize] = i as u32;
+            self.sift_up(set, i);
+            let i = self.hpos[t as usize] as usize;
+            self.sift_down(set, i);
+        }
+    }
+    fn sift_up(&mut self, set: usize, mut i: usize) {
+        let b = self.hbase(set);
+        let s = self.heap[b + i];
+        while i > 0 {
+            let p = (i - 1) / 2;
+            let t = self.heap[b + p];
+            if self.meta[t as usize] >= self.meta[s as usize] {
+                break;
+            }
+            self.heap[b + i] = t;
+            self.hpos[t as usize] = i as u32;
+            i = p;
+        }
+        self.heap[b + i] = s;
+        self.hpos[s as usize] = i as u32;
+    }
+    fn sift_down(&mut self, set: usize, mut i: usize) {
+        let b = self.hbase(set);
+        let n = self.hlen[set] as usize;
+        let s = self.heap[b + i];
+        loop {
+            let mut c = 2 * i + 1;
+            if c >= n {
+                break;
+            }
+            if c + 1 < n
+                && self.meta[self.heap[b + c + 1] as usize] > self.meta[self.heap[b + c] as usize]
+            {
+                c += 1;
+            }
+            let t = self.heap[b + c];
+            if self.meta[t as usize] <= self.meta[s as usize] {
+                break;
+            }
+            self.heap[b + i] = t;
+            self.hpos[t as usize] = i as u32;
+            i = c;
+        }
+        self.heap[b + i] = s;
+        self.hpos[s as usize] = i as u32;
+    }
+}
+
+impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Linked<M> {
+    type Meta = M;
+
+    fn build(layout: Layout) -> Self {
+        let (sets, ways, ghosts) = (layout.sets, layout.ways, layout.ghosts);
+        let res = sets * ways;
+        let total = res + sets * ghosts;
+        assert!(total < NIL as usize, "cache store: too many entries");
+        // Free lists: each set's resident slots, then its ghost slots, chained in order.
+        let mut next = vec![NIL; total];
+        for s in 0..sets {
+            for w in 0..ways {
+                let i = s * ways + w;
+                next[i] = if w + 1 < ways { (i + 1) as u32 } else { NIL };
+            }
+            for g in 0..ghosts {
+                let i = res + s * ghosts + g;
+                next[i] = if g + 1 < ghosts { (i + 1) as u32 } else { NIL };
+            }
+        }
+        let nl = sets * layout.queues;
+        Linked {
+            index: KeyIndex::new(total),
+            nodes: next
+                .into_iter()
+                .map(|n| Node {
+                    key: 0,
+                    prev: NIL,
+                    next: n,
+                })
+                .collect(),
+            meta: vec![M::default(); total],
+            queue: vec![0; total],
+            heads: vec![NIL; nl],
+            tails: vec![NIL; nl],
+            lens: vec![0; nl],
+            free: (0..sets).map(|s| (s * ways) as u32).collect(),
+            free_ghost: (0..sets)
+                .map(|s| {
+                    if ghosts > 0 {
+                        (res + s * ghosts) as u32
+                    } else {
+                        NIL
+                    }
+                })
+                .collect(),
+            hand: vec![NIL; sets],
+            heap: if layout.heap {
+                vec![NIL; total]
+            } else {
+                Vec::new()
+            },
+            hlen: vec![0; if layout.heap { sets } else { 0 }],
+            hpos: if layout.heap {
+                vec![NIL; total]
+            } else {
+                Vec::new()
+            },
+            resident: 0,
+            layout,
+        }
+    }
+    fn layout(&self) -> &Layout {
+        &self.layout
+    }
+    #[inline(always)]
+    fn find(&self, _set: usize, key: u64) -> Option<u32> {
+        self.index.get(key)
+    }
+    #[inline(always)]
+    fn key(&self, _set: usize, h: u32) -> u64 {
+        self.nodes[h as usize].key
+    }
+    #[inline(always)]
+    fn queue(&self, _set: usize, h: u32) -> usize {
+        self.queue[h as usize] as usize
+    }
+    #[inline(always)]
+    fn len(&self, set: usize, q: usize) -> usize {
+        self.lens[self.lq(set, q)] as usize
+    }
+    #[inline(always)]
+    fn front(&self, set: usize, q: usize) -> Option<u32> {
+        let h = self.heads[self.lq(set, q)];
+        (h != NIL).then_some(h)
+    }
+    #[inline(always)]
+    fn back(&self, set: usize, q: usize) -> Option<u32> {
+        let t = self.tails[self.lq(set, q)];
+        (t != NIL).then_some(t)
+    }
+    #[inline(always)]
+    fn prev(&self, _set: usize, h: u32) -> Option<u32> {
+        let p = self.nodes[h as usize].prev;
+        (p != NIL).then_some(p)
+    }
+    #[inline(always)]
+    fn next(&self, _set: usize, h: u32) -> Option<u32> {
+        let n = self.nodes[h as usize].next;
+        (n != NIL).then_some(n)
+    }
+    #[inline(always)]
+    fn meta(&self, _set: usize, h: u32) -> M {
+        self.meta[h as usize]
+    }
+    #[inline(always)]
+    fn set_meta(&mut self, set: usize, h: u32, m: M) {
+        let old = std::mem::replace(&mut self.meta[h as usize], m);
+        if self.layout.heap {
+            let i = self.hpos[h as usize] as usize;
+            if m > old {
+                self.sift_up(set, i);
+            } else {
+                self.sift_down(set, i);
+            }
+        }
+    }
+    #[inline(always)]
+    fn move_front(&mut self, set: usize, h: u32, q: usize) -> u32 {
+        let s = self.rehome(set, h, q);
+        self.link_front(set, s, q);
+        s
+    }
+    #[inline(always)]
+    fn move_back(&mut self, set: usize, h: u32, q: usize) -> u32 {
+        let s = self.rehome(set, h, q);
+        self.link_back(set, s, q);
+        s
+    }
+    fn swap_prev(&mut self, set: usize, h: u32) {
+        let p = self.nodes[h as usize].prev;
+        if p == NIL {
+            return;
+        }
+        // Unlink h and relink it just in front of p.
+        let q = self.queue[h as usize] as usize;
+        self.unlink(set, h);
+        let pp = self.nodes[p as usize].prev;
+        let l = self.lq(set, q);
+        self.nodes[h as usize].prev = pp;
+        self.nodes[h as usize].next = p;
+        self.nodes[p as usize].prev = h;
+        if pp == NIL {
+            self.heads[l] = h;
+        } else {
+            self.nodes[pp as usize].next = h;
+        }
+        self.lens[l] += 1;
+    }
+    #[inline(always)]
+    fn push_front(&mut self, set: usize, q: usize, key: u64, m: M) -> u32 {
+        let s = self.alloc(set, q, key, m);
+        self.link_front(set, s, q);
+        s
+    }
+    #[inline(always)]
+    fn push_back(&mut self, set: usize, q: usize, key: u64, m: M) -> u32 {
+        let s = self.alloc(set, q, key, m);
+        self.link_back(set, s, q);
+        s
+    }
+    #[inline(always)]
+    fn replace(&mut self, set: usize, h: u32, key: u64, m: M) {
+        self.index.remove(self.nodes[h as usize].key);
+        self.nodes[h as usize].key = key;
+        self.index.insert(key, h);
+        self.set_meta(set, h, m);
+    }
+    #[inline(always)]
+    fn remove(&mut self, set: usize, h: u32) {
+        if self.hand[set] == h {
+            self.hand[set] = self.nodes[h as usize].prev;
+        }
+        self.unlink(set, h);
+        self.release(set, h);
+    }
+    #[inline(always)]
+    fn way(&self, set: usize, i: usize) -> u32 {
+        (set * self.layout.ways + i) as u32
+    }
+    fn max_meta(&self, set: usize) -> Option<u32> {
+        assert!(self.layout.heap, "max_meta needs Layout::heap");
+        (self.hlen[set] > 0).then(|| self.heap[self.hbase(set)])
+    }
+    #[inline(always)]
+    fn hand(&self, set: usize) -> Option<u32> {
+        let h = self.hand[set];
+        (h != NIL).then_some(h)
+    }
+    #[inline(always)]
+    fn set_hand(&mut self, set: usize, h: Option<u32>) {
+        self.hand[set] = h.unwrap_or(NIL);
+    }
+    fn resident(&self) -> usize {
+        self.resident
+    }
+    fn slot(&self, _set: usize, h: u32) -> u32 {
+        h
+    }
+}
