@@ -78,11 +78,13 @@ pub struct BenchArgs {
     /// Runs per algorithm; the median is reported.
     #[arg(long, default_value_t = 3)]
     runs: usize,
-    /// Generate this many addresses of the traffic before timing and cycle through them,
-    /// so that only lookups are timed (0 = generate on the fly, as the paper's harness).
+    /// Generate this many addresses of the traffic before timing and cycle through them in
+    /// place, so that only lookups are timed (0 = generate on the fly, as the paper's
+    /// harness). Keep the buffer cache-sized (e.g. 64K: 256 KiB of IPv4 addresses), or
+    /// the run also measures streaming the buffer from memory.
     #[arg(long, default_value = "0", value_parser = parse_size)]
     pregen: u64,
-    /// Addresses per `lookup_batch` call.
+    /// Addresses per `lookup_batch` call; 1 = the scalar `lookup`, one call per address.
     #[arg(long, default_value_t = 256)]
     batch: usize,
     /// Also apply this update stream (`A prefix` / `W prefix`) while a reader thread keeps

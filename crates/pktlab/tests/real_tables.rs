@@ -50,7 +50,7 @@ fn full_table<A: Address>(file: &str) {
             if s == 16 && variant == Variant::Basic {
                 continue; // 20M leaves: slow in debug-ish test builds, covered by s=0/18
             }
-            let mut p = Poptrie::<A>::new(PoptrieConfig { s, variant });
+            let mut p = Poptrie::<A>::new(PoptrieConfig::with_variant(s, variant));
             p.build(&routes);
             let mut got = vec![None; addrs.len()];
             p.lookup_batch(&addrs, &mut got);

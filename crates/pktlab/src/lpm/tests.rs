@@ -7,12 +7,24 @@ use super::*;
 use crate::net::{Address, NextHop, Prefix};
 use proptest::prelude::*;
 
-/// All Poptrie configurations under test (the paper's s values and variants, plus odd s).
+/// All Poptrie configurations under test (the paper's s values and variants, plus odd s)
+/// with the automatically chosen kernel, plus every explicit lookup kernel this CPU supports
+/// (see `Kernel::supported`) on three configurations covering s = 0, an odd s and s = 18
+/// and the three variants.
 fn configs() -> Vec<PoptrieConfig> {
     let mut v = Vec::new();
     for s in [0u8, 5, 16, 18] {
         for variant in [Variant::Basic, Variant::Leafvec, Variant::Aggregated] {
-            v.push(PoptrieConfig { s, variant });
+            v.push(PoptrieConfig::with_variant(s, variant));
+        }
+    }
+    for k in poptrie::Kernel::ALL.into_iter().filter(|k| k.supported()) {
+        for (s, variant) in [
+            (0, Variant::Aggregated),
+            (5, Variant::Leafvec),
+            (18, Variant::Basic),
+        ] {
+            v.push(PoptrieConfig::with_variant(s, variant).with_kernel(k));
         }
     }
     v
