@@ -125,17 +125,6 @@ pub(crate) mod steps {
         }
     }
 
-    /// Puts `key` at the front of queue 0, taking the back's place when the set is full.
-    #[inline(always)]
-    pub fn insert_front<S: Store>(s: &mut S, set: usize, key: u64, m: S::Meta) {
-        if s.len(set, 0) < s.layout().ways {
-            s.push_front(set, 0, key, m);
-        } else if let Some(b) = s.back(set, 0) {
-            s.replace(set, b, key, m);
-            s.move_front(set, b, 0);
-        }
-    }
-
     /// Puts `key` at the back of queue 0, replacing the back when the set is full.
     #[inline(always)]
     pub fn insert_back<S: Store>(s: &mut S, set: usize, key: u64, m: S::Meta) {

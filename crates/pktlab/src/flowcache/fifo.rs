@@ -24,6 +24,6 @@ impl Rule for Fifo {
     }
     #[inline(always)]
     fn insert<S: Store<Meta = ()>>(&mut self, s: &mut S, set: usize, key: u64, _: u64) {
-        steps::insert_front(s, set, key, ());
+        s.insert_front(set, key, ());
     }
 }

@@ -2,7 +2,7 @@
 //! Li et al.) and the classic fully associative LRU: a hit moves the entry to the front; a new
 //! entry goes to the front and evicts the back.
 
-use super::engine::{steps, Rule};
+use super::engine::Rule;
 use super::store::{Layout, Store};
 use super::Access;
 
@@ -20,17 +20,15 @@ impl Rule for Lru {
     }
     #[inline(always)]
     fn access<S: Store<Meta = ()>>(&mut self, s: &mut S, set: usize, key: u64, _: u64) -> Access {
-        match s.find(set, key) {
-            Some(h) => {
-                s.move_front(set, h, 0);
-                Access::Hit
-            }
-            None => Access::Miss,
+        if s.touch(set, key) {
+            Access::Hit
+        } else {
+            Access::Miss
         }
     }
     #[inline(always)]
     fn insert<S: Store<Meta = ()>>(&mut self, s: &mut S, set: usize, key: u64, _: u64) {
-        steps::insert_front(s, set, key, ());
+        s.insert_front(set, key, ());
     }
     /// The store's fused step (branch-free on small sets): same effect as access + insert.
     #[inline(always)]

@@ -114,6 +114,24 @@ pub trait Store {
     fn hand(&self, set: usize) -> Option<u32>;
     /// Sets the clock hand of queue 0.
     fn set_hand(&mut self, set: usize, h: Option<u32>);
+    /// The LRU hit step: when `key` is cached in queue 0 it moves to the front. Returns true
+    /// on a hit; a miss changes nothing.
+    #[inline(always)]
+    fn touch(&mut self, set: usize, key: u64) -> bool
+    where
+        Self: Sized,
+    {
+        touch_any(self, set, key)
+    }
+    /// Puts `key` (not present) at the front of queue 0, taking the back's place when the
+    /// resident part of the set is full (the insert of LRU and FIFO).
+    #[inline(always)]
+    fn insert_front(&mut self, set: usize, key: u64, m: Self::Meta)
+    where
+        Self: Sized,
+    {
+        insert_front_any(self, set, key, m)
+    }
     /// The fused LRU step on a one-queue store: a hit moves `key` to the front, a miss puts
     /// it at the front, evicting the back if the set is full. Returns true on a hit.
     fn touch_front(&mut self, set: usize, key: u64) -> bool {
@@ -137,4 +155,27 @@ pub trait Store {
     /// Resident slot of `h` for content stores (`0..sets × ways`, stable while resident);
     /// [`Small`] returns `set × stride + position`.
     fn slot(&self, set: usize, h: u32) -> u32;
+}
+
+/// [`Store::insert_front`] through the queue operations (any layout).
+#[inline(always)]
+pub fn insert_front_any<S: Store>(s: &mut S, set: usize, key: u64, m: S::Meta) {
+    if s.len(set, 0) < s.layout().ways {
+        s.push_front(set, 0, key, m);
+    } else if let Some(b) = s.back(set, 0) {
+        s.replace(set, b, key, m);
+        s.move_front(set, b, 0);
+    }
+}
+
+/// [`Store::touch`] through the queue operations (any layout).
+#[inline(always)]
+pub fn touch_any<S: Store>(s: &mut S, set: usize, key: u64) -> bool {
+    match s.find(set, key) {
+        Some(h) => {
+            s.move_front(set, h, 0);
+            true
+        }
+        None => false,
+    }
 }

@@ -121,6 +121,60 @@ impl<M: Copy + Default> Small<M> {
     }
 }
 
+impl<M> Small<M> {
+    /// The fused one-queue step: `key` goes to the front and the ways before slot `p` shift
+    /// back by one, where `p` is the way holding `key` (looked for only when `LOOK`; the
+    /// caller knows it is absent otherwise), else — when `INSERT` — the first empty way, else
+    /// the back; without `INSERT` a miss changes nothing. All by selects, no data-dependent
+    /// branch. Returns true when `key` was found.
+    #[inline(always)]
+    fn front_shift<const LOOK: bool, const INSERT: bool>(&mut self, set: usize, key: u32) -> bool {
+        #[inline(always)]
+        fn go<const LOOK: bool, const INSERT: bool>(w: &mut [u32], key: u32) -> (bool, bool) {
+            let n = w.len();
+            let grows = w[n - 1] == EMPTY;
+            let (mut hit, mut empty) = (n, n - 1);
+            if LOOK {
+                for i in (0..n).rev() {
+                    hit = if w[i] == key { i } else { hit };
+                }
+            }
+            if INSERT {
+                for i in (0..n).rev() {
+                    empty = if w[i] == EMPTY { i } else { empty };
+                }
+            }
+            let found = hit < n;
+            let p = if found {
+                hit
+            } else if INSERT {
+                empty
+            } else {
+                0
+            };
+            for j in (1..n).rev() {
+                w[j] = if j <= p { w[j - 1] } else { w[j] };
+            }
+            w[0] = if INSERT || found { key } else { w[0] };
+            (found, grows && !found)
+        }
+        let b = set * self.stride;
+        let w = &mut self.keys[b..b + self.stride];
+        let (hit, grew) = if let Ok(a) = <&mut [u32; 4]>::try_from(&mut *w) {
+            go::<LOOK, INSERT>(a, key)
+        } else if let Ok(a) = <&mut [u32; 8]>::try_from(&mut *w) {
+            go::<LOOK, INSERT>(a, key)
+        } else {
+            go::<LOOK, INSERT>(w, key)
+        };
+        if INSERT {
+            // The set is packed (empty ways last), so it grew iff its last way was empty.
+            self.lens[set][0] += grew as u8;
+        }
+        hit
+    }
+}
+
 impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Small<M> {
     type Meta = M;
 
@@ -308,36 +362,23 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Small<M> {
     fn touch_front(&mut self, set: usize, key: u64) -> bool {
         debug_assert_eq!(self.layout.queues, 1);
         debug_assert!(!Self::META, "touch_front moves keys only");
-        let key = key as u32;
-        let b = self.base(set);
-        let w = &mut self.keys[b..b + self.stride];
-        #[inline(always)]
-        fn go(w: &mut [u32], key: u32) -> bool {
-            let n = w.len();
-            let (mut hit, mut empty) = (n, n - 1);
-            for i in (0..n).rev() {
-                hit = if w[i] == key { i } else { hit };
-            }
-            for i in (0..n).rev() {
-                empty = if w[i] == EMPTY { i } else { empty };
-            }
-            let p = if hit < n { hit } else { empty };
-            for j in (1..n).rev() {
-                w[j] = if j <= p { w[j - 1] } else { w[j] };
-            }
-            w[0] = key;
-            hit < n
-        }
-        let hit = if let Ok(a) = <&mut [u32; 4]>::try_from(&mut *w) {
-            go(a, key)
-        } else if let Ok(a) = <&mut [u32; 8]>::try_from(&mut *w) {
-            go(a, key)
+        self.front_shift::<true, true>(set, key as u32)
+    }
+    #[inline(always)]
+    fn touch(&mut self, set: usize, key: u64) -> bool {
+        if self.layout.queues == 1 && self.layout.ghosts == 0 && !Self::META {
+            self.front_shift::<true, false>(set, key as u32)
         } else {
-            go(w, key)
-        };
-        let grow = (!hit && (self.lens[set][0] as usize) < self.stride) as u8;
-        self.lens[set][0] += grow;
-        hit
+            super::touch_any(self, set, key)
+        }
+    }
+    #[inline(always)]
+    fn insert_front(&mut self, set: usize, key: u64, m: M) {
+        if self.layout.queues == 1 && self.layout.ghosts == 0 && !Self::META {
+            self.front_shift::<false, true>(set, key as u32);
+        } else {
+            super::insert_front_any(self, set, key, m);
+        }
     }
     fn resident(&self) -> usize {
         let g = self.layout.ghost_mask;
