@@ -19,7 +19,7 @@ rate=${2:-max}
 duts=${3:-kernel pktlab-full pktlab-l3 pktlab-io testpmd}
 sizes=${4:-64 512}
 tables=${5:-10k full}
-pk=$PWD/target/release/pktlab
+pk=${PKTLAB:-$PWD/target/release/pktlab}
 ris=${RIS:-../shared/data/routes/ris-rrc00-as3333-2026-05-11/rib-v4.txt.gz}
 work=$(mktemp -d /tmp/pktlab-ports.XXXXXX)
 name=pkp$$
@@ -38,6 +38,10 @@ gen=$name-gen rt=$name-rt sink=$name-sink
 load_kernel_routes() { # table file
   ip -n "$rt" route flush proto static 2>/dev/null || true
   sed 's|^\(.*\)$|route add \1 via 198.19.0.2 proto static|' "$1" | ip -n "$rt" -batch -
+}
+
+backlog_drops() { # veth backlog (netdev_max_backlog) drops, all CPUs (/proc/net/softnet_stat col 2)
+  python3 -c 'print(sum(int(l.split()[1], 16) for l in open("/proc/net/softnet_stat")))'
 }
 
 cpu_busy() { # system-wide busy jiffies (user+nice+system+irq+softirq) and total
@@ -69,7 +73,7 @@ run_one() { # dut size table
       ;;
     pktlab-*)
       ip netns exec "$rt" "$pk" forward --rx afpacket:in0 --tx afpacket:out0 --table "$tfile" \
-        --stages "${dut#pktlab-}" --duration $((secs + 3)) --json > "$work/fwd.json" 2> "$work/fwd.err" &
+        --stages "${dut#pktlab-}" --json > "$work/fwd.json" 2> "$work/fwd.err" &
       fwd_pid=$!
       wait_line "$work/fwd.err" "forward: running"
       ;;
@@ -84,18 +88,23 @@ run_one() { # dut size table
       ;;
   esac
   read -r b0 t0 < <(cpu_busy)
+  local bd0; bd0=$(backlog_drops)
   ip netns exec "$gen" "$pk" gen flows --tx afpacket:veth0 --routes "$tfile" --size "$size" \
     --rate "$rate" --duration "$secs" --names 1M --entries 16K --json > "$work/gen.json" 2> "$work/gen.err"
   read -r b1 t1 < <(cpu_busy)
+  local bd1; bd1=$(backlog_drops)
   if [[ $dut == kernel ]]; then ip netns exec "$rt" sysctl -qw net.ipv4.ip_forward=0; fi
   if [[ -n $fwd_pid ]]; then
-    if [[ $dut == testpmd ]]; then sleep 1; kill -INT $fwd_pid; fi
+    # Stop the forwarder (SIGINT) a second after the generator is done: the generator's setup
+    # (reading the table for --routes) takes a while, so no fixed --duration fits.
+    sleep 1
+    kill -INT $fwd_pid
     wait $fwd_pid || true
   fi
   wait $sink_pid || true
-  python3 - "$dut" "$size" "$table" "$work" "$b0" "$t0" "$b1" "$t1" <<'PY'
+  python3 - "$dut" "$size" "$table" "$work" "$b0" "$t0" "$b1" "$t1" "$((bd1 - bd0))" <<'PY'
 import json, sys, os
-dut, size, table, work, b0, t0, b1, t1 = sys.argv[1:]
+dut, size, table, work, b0, t0, b1, t1, bd = sys.argv[1:]
 g = json.load(open(f"{work}/gen.json"))
 s = json.load(open(f"{work}/sink.json"))
 out = {"dut": dut, "size": int(size), "table": table,
@@ -104,6 +113,7 @@ out = {"dut": dut, "size": int(size), "table": table,
        "loss": 1 - s["packets"] / max(g["packets"], 1),
        "ttl": s["ttl"], "checksum_errors": s["checksum_errors"],
        "cpu_busy_frac": (int(b1) - int(b0)) / max(int(t1) - int(t0), 1),
+       "backlog_drops": int(bd), "sink_kernel_drops": s["kernel_drops"],
        "load": os.getloadavg()[0]}
 f = f"{work}/fwd.json"
 if os.path.exists(f) and os.path.getsize(f) > 0:
