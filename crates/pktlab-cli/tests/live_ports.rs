@@ -101,8 +101,11 @@ fn wait_for(rx: &mpsc::Receiver<String>, what: &str) {
     panic!("no {what:?} line within 60 s");
 }
 
-/// Waits for the process to end and parses its JSON stdout.
-fn json_of(mut p: Proc) -> Value {
+/// Asks the process to stop (SIGINT, as a user's Ctrl-C), waits for it to end and parses
+/// its JSON stdout.
+fn stop_and_json(mut p: Proc) -> Value {
+    // SAFETY: signals our own child (`ip netns exec` execs pktlab, keeping the pid).
+    unsafe { libc::kill(p.0.id() as libc::pid_t, libc::SIGINT) };
     let mut out = String::new();
     use std::io::Read;
     p.0.stdout.take().unwrap().read_to_string(&mut out).unwrap();
@@ -160,7 +163,7 @@ fn gen_forward_sink_through_three_namespaces() {
             "--rx",
             "afpacket:veth0",
             "--duration",
-            "9",
+            "300",
             "--json",
         ],
     );
@@ -176,7 +179,7 @@ fn gen_forward_sink_through_three_namespaces() {
             "--table",
             &table,
             "--duration",
-            "5",
+            "300",
             "--json",
         ],
     );
@@ -206,8 +209,12 @@ fn gen_forward_sink_through_three_namespaces() {
         String::from_utf8_lossy(&gen.stderr)
     );
     let gen: Value = serde_json::from_slice(&gen.stdout).expect("gen JSON");
-    let fwd = json_of(fwd);
-    let sink = json_of(sink);
+    // Let the last frames through, then stop the forwarder (which drains its queue first)
+    // and after it the sink (which counts what is in its ring before stopping).
+    std::thread::sleep(Duration::from_millis(500));
+    let fwd = stop_and_json(fwd);
+    std::thread::sleep(Duration::from_millis(500));
+    let sink = stop_and_json(sink);
     drop(topo);
     std::fs::remove_dir_all(&dir).ok();
 

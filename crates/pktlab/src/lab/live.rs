@@ -356,37 +356,45 @@ pub fn sink(cfg: &SinkConfig, stop: &AtomicBool, p: &dyn Progress) -> Result<Sin
     let t0 = Instant::now();
     let (mut first, mut last) = (None::<Instant>, Instant::now());
     let mut last_report = 0;
-    while r.packets < count && !stop.load(Ordering::Relaxed) {
-        let now = Instant::now();
-        if cfg.duration.is_some_and(|d| (now - t0).as_secs_f64() >= d) {
-            break;
+    let mut on_frame = |r: &mut SinkResult, d: &[u8]| {
+        r.packets += 1;
+        r.bytes += d.len() as u64;
+        let Some(c) = check_frame(d) else {
+            r.non_ip += 1;
+            return;
+        };
+        *r.ttl.entry(c.ttl).or_default() += 1;
+        if !c.ip_ok || !c.l4_ok {
+            r.checksum_errors += 1;
+            r.ip_checksum_errors += u64::from(!c.ip_ok);
         }
-        if first.is_some() && cfg.idle.is_some_and(|i| (now - last).as_secs_f64() >= i) {
+        if let Some(k) = flow_key(pcap_parser::Linktype::ETHERNET, d) {
+            flows.insert(k);
+            if !k.v6 && seen.len() < cfg.duplicate_window {
+                r.duplicate_checked += 1;
+                if !seen.insert((k, c.ip_id)) {
+                    r.duplicates += 1;
+                }
+            }
+        }
+    };
+    while r.packets < count {
+        let now = Instant::now();
+        let timed_out = cfg.duration.is_some_and(|d| (now - t0).as_secs_f64() >= d);
+        let idle = first.is_some() && cfg.idle.is_some_and(|i| (now - last).as_secs_f64() >= i);
+        if timed_out || idle || stop.load(Ordering::Relaxed) {
+            // Count what is already in the ring, then stop.
+            while r.packets < count {
+                let want = (count - r.packets).min(1024) as usize;
+                if rx.visit(want, |d, _, _| on_frame(&mut r, d)) == 0 {
+                    break;
+                }
+            }
             break;
         }
         rx.wait(20);
-        let n = rx.visit((count - r.packets).min(1024) as usize, |d, _, _| {
-            r.packets += 1;
-            r.bytes += d.len() as u64;
-            let Some(c) = check_frame(d) else {
-                r.non_ip += 1;
-                return;
-            };
-            *r.ttl.entry(c.ttl).or_default() += 1;
-            if !c.ip_ok || !c.l4_ok {
-                r.checksum_errors += 1;
-                r.ip_checksum_errors += u64::from(!c.ip_ok);
-            }
-            if let Some(k) = flow_key(pcap_parser::Linktype::ETHERNET, d) {
-                flows.insert(k);
-                if !k.v6 && seen.len() < cfg.duplicate_window {
-                    r.duplicate_checked += 1;
-                    if !seen.insert((k, c.ip_id)) {
-                        r.duplicates += 1;
-                    }
-                }
-            }
-        });
+        let want = (count - r.packets).min(1024) as usize;
+        let n = rx.visit(want, |d, _, _| on_frame(&mut r, d));
         if n > 0 {
             let now = Instant::now();
             first.get_or_insert(now);
