@@ -109,6 +109,7 @@ g = json.load(open(f"{work}/gen.json"))
 s = json.load(open(f"{work}/sink.json"))
 out = {"dut": dut, "size": int(size), "table": table,
        "sent": g["packets"], "gen_pps": g["pps"], "gen_seconds": g["seconds"],
+       "gen_cpu_seconds": g["cpu_seconds"],
        "received": s["packets"], "fwd_pps": s["packets"] / g["seconds"],
        "loss": 1 - s["packets"] / max(g["packets"], 1),
        "ttl": s["ttl"], "checksum_errors": s["checksum_errors"],
