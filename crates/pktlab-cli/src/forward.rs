@@ -175,7 +175,8 @@ pub fn run(a: ForwardArgs) -> Result<i32> {
         seed: a.seed,
         pool_cache: size("pool-cache", &a.pool_cache)? as usize,
         duration: a.duration.map(|d| d.as_secs_f64()),
-        stop: Some(stop_flag()),
+        // Only live runs stop on SIGINT (a replay keeps Ctrl-C's default: exit at once).
+        stop: a.rx.starts_with("afpacket:").then(stop_flag),
         ..ForwardConfig::default()
     };
     if matches!(cfg.rx, RxSpec::AfPacket(_)) {
