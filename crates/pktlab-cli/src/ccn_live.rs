@@ -2,6 +2,7 @@
 //! CCNx as Cefore does (`--dialect v0.10|v0.11|v0.12`, default the current Cefore). Flag parsing
 //! and printing only; the roles are `pktlab::ccn::live`.
 
+use crate::live::{on_signal, rate, secs, Rate};
 use crate::size::parse_size;
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
@@ -22,11 +23,7 @@ extern "C" fn on_sigint(_: libc::c_int) {
 
 fn stop_on_sigint() {
     LazyLock::force(&CTL);
-    // SAFETY: installs a handler that only performs an atomic store.
-    unsafe {
-        libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t);
-        libc::signal(libc::SIGTERM, on_sigint as *const () as libc::sighandler_t);
-    }
+    on_signal(on_sigint);
 }
 
 fn dialect(s: &str) -> Result<Dialect, String> {
@@ -42,32 +39,6 @@ fn route(s: &str) -> Result<(String, SocketAddr), String> {
         .split_once('=')
         .ok_or_else(|| format!("{s:?}: expected PREFIX=udp:ADDR:PORT"))?;
     Ok((p.to_string(), live::parse_face(a)?))
-}
-
-fn secs(s: &str) -> Result<Duration, String> {
-    let v: f64 = s
-        .trim_end_matches('s')
-        .parse()
-        .map_err(|_| format!("{s:?}: expected seconds"))?;
-    if !(v >= 0.0 && v.is_finite()) {
-        return Err(format!("{s:?}: expected seconds ≥ 0"));
-    }
-    Ok(Duration::from_secs_f64(v))
-}
-
-/// `--rate`: packets per second, or `max` (`None`).
-#[derive(Clone, Copy, Debug)]
-struct Rate(Option<f64>);
-
-fn rate(s: &str) -> Result<Rate, String> {
-    if s == "max" {
-        return Ok(Rate(None));
-    }
-    let v = parse_size(s)? as f64;
-    if v <= 0.0 {
-        return Err(format!("{s:?}: rate must be > 0 or max"));
-    }
-    Ok(Rate(Some(v)))
 }
 
 /// Flags shared by the roles that serve until stopped (router, producer).

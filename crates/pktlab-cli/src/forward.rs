@@ -1,12 +1,18 @@
 //! `pktlab forward`: flags → [`pktlab::lab::forward::ForwardConfig`], run, print.
 
+use crate::live::{secs, stop_flag};
 use crate::size::parse_size;
 use anyhow::{anyhow, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pktlab::io::{DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES};
+use pktlab::lab::forward::ForwardProgress;
 use pktlab::lab::forward::{forward, ForwardConfig, TableSpec};
+use pktlab::port::afpacket::PortStats;
+use pktlab::port::RxSpec;
 use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Duration;
 
 /// Forward packets through the batched data plane (paper 001's message buffers with the
 /// flow cache, Poptrie and AQM): rx port → parse → flow cache → LPM → TTL → AQM → tx port.
@@ -19,10 +25,11 @@ pub struct ForwardArgs {
     /// Next hops of routes that carry none: file, asn:N or hash:N.
     #[arg(long, default_value = "hash:16")]
     nexthops: String,
-    /// Receive port: pcap:PATH, synthetic or null:LEN.
+    /// Receive port: pcap:PATH, synthetic, null:LEN or afpacket:IFACE (a live interface;
+    /// runs until SIGINT or --duration, with a status line on stderr every second).
     #[arg(long, default_value = "synthetic")]
     rx: String,
-    /// Transmit port: null or pcap:PATH (the input's link type, ns timestamps).
+    /// Transmit port: null, pcap:PATH (the input's link type, ns timestamps) or afpacket:IFACE.
     #[arg(long, default_value = "null")]
     tx: String,
     /// Packets per batch (burst), 1..=4096.
@@ -70,6 +77,9 @@ pub struct ForwardArgs {
     /// Per-worker mempool cache size.
     #[arg(long, default_value = "512")]
     pool_cache: String,
+    /// Live ports: stop after this many seconds (default: until SIGINT).
+    #[arg(long, value_parser = secs)]
+    duration: Option<Duration>,
     /// Print one JSON object on stdout.
     #[arg(long)]
     json: bool,
@@ -77,6 +87,45 @@ pub struct ForwardArgs {
 
 fn size(flag: &str, s: &str) -> Result<u64> {
     parse_size(s).map_err(|e| anyhow!("--{flag} {s:?}: {e}"))
+}
+
+/// The once-a-second status line of a live run: rates over the last interval, drops so far.
+fn status(p: &ForwardProgress, last: &mut (f64, u64, PortStats)) -> Option<String> {
+    let l = p.live?;
+    if p.seconds - last.0 < 1.0 {
+        return None;
+    }
+    let dt = p.seconds - last.0;
+    let rx = (p.done - last.1) as f64 / dt;
+    let tx = (l.tx - last.2.tx) as f64 / dt;
+    let line = format!(
+        "forward {:6.1} s  rx {:>9.0} pps  tx {:>9.0} pps  | total rx {} tx {}  drops: rx-ring {} tx-ring {} pipeline {}",
+        p.seconds,
+        rx,
+        tx,
+        p.done,
+        l.tx,
+        l.rx_ring_drops,
+        l.tx_ring_full + l.tx_rejected,
+        p.done.saturating_sub(l.tx + l.tx_ring_full + l.tx_rejected)
+    );
+    *last = (p.seconds, p.done, l);
+    Some(line)
+}
+
+/// A live run: status lines on stderr, the result at the end.
+fn live(cfg: &ForwardConfig, json: bool) -> Result<i32> {
+    let last = Mutex::new((0.0, 0u64, PortStats::default()));
+    let ready = std::sync::Once::new();
+    let r = forward(cfg, &|p| {
+        ready.call_once(|| eprintln!("forward: running, {} -> {}", cfg.rx, cfg.tx));
+        let mut g = last.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(line) = status(p, &mut g) {
+            eprintln!("{line}");
+        }
+    })
+    .map_err(|e| anyhow!(e))?;
+    print_result(&r, json)
 }
 
 /// Runs `pktlab forward`.
@@ -125,8 +174,14 @@ pub fn run(a: ForwardArgs) -> Result<i32> {
         packets: size("packets", &a.packets)?,
         seed: a.seed,
         pool_cache: size("pool-cache", &a.pool_cache)? as usize,
+        duration: a.duration.map(|d| d.as_secs_f64()),
+        // Only live runs stop on SIGINT (a replay keeps Ctrl-C's default: exit at once).
+        stop: a.rx.starts_with("afpacket:").then(stop_flag),
         ..ForwardConfig::default()
     };
+    if matches!(cfg.rx, RxSpec::AfPacket(_)) {
+        return live(&cfg, a.json);
+    }
     let pb = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
     pb.set_style(
         ProgressStyle::with_template("forward [{bar:40}] {pos}/{len} packets {msg}")
@@ -140,15 +195,25 @@ pub fn run(a: ForwardArgs) -> Result<i32> {
     })
     .map_err(|e| anyhow!(e))?;
     pb.finish_and_clear();
-    if a.json {
+    print_result(&r, a.json)
+}
+
+fn print_result(r: &pktlab::lab::forward::ForwardResult, json: bool) -> Result<i32> {
+    if json {
         println!("{}", serde_json::to_string(&r)?);
         return Ok(0);
     }
     let d = r.dropped;
     println!(
-        "{} packets ({} → {}), {} forwarded; dropped: parse {}, ttl {}, no route {}, aqm {}",
-        r.packets, r.rx, r.tx, r.forwarded, d.parse, d.ttl, d.no_route, d.aqm
+        "{} packets ({} → {}), {} forwarded; dropped: parse {}, ttl {}, no route {}, aqm {}, port {}",
+        r.packets, r.rx, r.tx, r.forwarded, d.parse, d.ttl, d.no_route, d.aqm, d.port
     );
+    if let Some(l) = r.live {
+        println!(
+            "live ports: kernel rx-ring drops {}, tx ring full {}, refused {}, oversize {}; CPU {:.2} s",
+            l.rx_ring_drops, l.tx_ring_full, l.tx_rejected, l.rx_oversize, r.cpu_seconds
+        );
+    }
     println!(
         "{:.2} Mpps, {:.1} ns/packet ({} worker{}, {:.3} s; setup {:.1} s)",
         r.mpps,
@@ -170,7 +235,7 @@ pub fn run(a: ForwardArgs) -> Result<i32> {
             .map(|h| format!(" (hit rate {:.4})", h))
             .unwrap_or_default()
     );
-    if let Some(u) = r.updates {
+    if let Some(u) = &r.updates {
         println!(
             "route updates: {} of {} applied in {} publications",
             u.applied, u.total, u.publishes

@@ -1,14 +1,18 @@
 //! `pktlab gen zipf|flows|ccn`: the paper-003 Zipf table sampler (error report and sampling
 //! speed next to rand_distr's exact Zipf) and pcap writers for Zipf destination streams, Zipf
-//! 5-tuple flow traces and CCNx-over-UDP Interest/Data traffic.
+//! 5-tuple flow traces and CCNx-over-UDP Interest/Data traffic; with `--tx afpacket:IFACE`
+//! the same streams go out on a live interface (`pktlab::lab::live::gen`).
 
+use crate::live::{rate, secs, stop_flag, Rate};
 use crate::progress::Bars;
 use crate::size::parse_size;
-use anyhow::{bail, Result};
+use anyhow::{anyhow, bail, Result};
 use clap::{Args, Subcommand};
+use pktlab::lab::live::{self, GenConfig, GenStream};
 use pktlab::lab::traffic::{self, CcnPcapConfig, FlowsConfig, ZipfConfig, ZipfSpec};
 use serde_json::Value;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// `pktlab gen …`
 #[derive(Subcommand)]
@@ -42,18 +46,86 @@ pub struct TableArgs {
     seed: u64,
 }
 
-/// Output options shared by the pcap writers.
+/// Output options shared by the pcap writers and the live sender.
 #[derive(Args, Clone)]
 pub struct OutArgs {
-    /// Packets to write.
-    #[arg(long, default_value = "1M", value_parser = parse_size)]
-    count: u64,
+    /// Packets to write (default 1M to a pcap; unlimited on a live interface).
+    #[arg(long, value_parser = parse_size)]
+    count: Option<u64>,
     /// Output pcap file.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Send on a live interface instead: afpacket:IFACE.
+    #[arg(long)]
+    tx: Option<String>,
+    /// Live: packets per second (token bucket) or max.
+    #[arg(long, default_value = "max", value_parser = rate)]
+    rate: Rate,
+    /// Live: stop after this many seconds (default: --count, or until SIGINT).
+    #[arg(long, value_parser = secs)]
+    duration: Option<Duration>,
+    /// Live: frame size on the wire including FCS, 64..1518 (zipf, flows; default: the
+    /// stream's own sizes).
+    #[arg(long, value_parser = parse_size)]
+    size: Option<u64>,
+    /// Live: packets per burst (one ring kick per burst).
+    #[arg(long, default_value_t = 32)]
+    burst: usize,
     /// Print one JSON object on stdout.
     #[arg(long)]
     json: bool,
+}
+
+const PCAP_COUNT: u64 = 1 << 20;
+
+impl OutArgs {
+    /// The live interface of `--tx afpacket:IFACE`, if given.
+    fn live_iface(&self) -> Result<Option<String>> {
+        match &self.tx {
+            None => Ok(None),
+            Some(t) => match t.strip_prefix("afpacket:") {
+                Some(i) if !i.is_empty() => Ok(Some(i.to_string())),
+                _ => bail!("--tx {t:?}: expected afpacket:IFACE"),
+            },
+        }
+    }
+}
+
+/// Sends `stream` on the live interface and prints the result.
+fn send_live(
+    iface: String,
+    stream: GenStream,
+    routes: Option<PathBuf>,
+    t: &TableArgs,
+    o: &OutArgs,
+) -> Result<i32> {
+    let cfg = GenConfig {
+        stream,
+        table: t.spec(),
+        iface,
+        rate: o.rate.0,
+        duration: o.duration.map(|d| d.as_secs_f64()),
+        count: o.count,
+        size: o.size.map(|s| s as usize),
+        burst: o.burst,
+        routes,
+    };
+    let stop = stop_flag();
+    let r = live::gen(&cfg, &stop, &Bars::new()).map_err(|e| anyhow!(e))?;
+    if !o.json {
+        println!(
+            "sent {} packets ({} bytes) on {} in {:.3} s: {:.0} pps, {:.1} Mb/s ({:.1} Mb/s on the wire)",
+            r.packets,
+            r.bytes,
+            r.iface,
+            r.seconds,
+            r.pps,
+            r.bps / 1e6,
+            r.wire_bps / 1e6
+        );
+        return Ok(0);
+    }
+    finish_out(o, serde_json::to_value(&r)?)
 }
 
 /// `pktlab gen zipf`
@@ -82,6 +154,10 @@ pub struct ZipfArgs {
 pub struct FlowArgs {
     #[command(flatten)]
     t: TableArgs,
+    /// Live: move each flow's destination into a prefix of this routing table (so that
+    /// every packet is routable by a router holding the table).
+    #[arg(long)]
+    routes: Option<PathBuf>,
     #[command(flatten)]
     o: OutArgs,
 }
@@ -129,13 +205,16 @@ impl TableArgs {
 }
 
 fn zipf(a: ZipfArgs) -> Result<i32> {
+    if let Some(i) = a.o.live_iface()? {
+        return send_live(i, GenStream::Zipf, None, &a.t, &a.o);
+    }
     let cfg = ZipfConfig {
         table: a.t.spec(),
         samples: a.samples,
         runs: a.runs,
         baseline_samples: a.baseline_samples,
         compare: a.compare,
-        count: a.o.count,
+        count: a.o.count.unwrap_or(PCAP_COUNT),
         out: a.o.out.clone(),
     };
     let r = traffic::zipf(&cfg, &Bars::new())?;
@@ -181,13 +260,16 @@ fn zipf(a: ZipfArgs) -> Result<i32> {
 }
 
 fn flows(a: FlowArgs) -> Result<i32> {
+    if let Some(i) = a.o.live_iface()? {
+        return send_live(i, GenStream::Flows, a.routes.clone(), &a.t, &a.o);
+    }
     let Some(out) = a.o.out.clone() else {
         a.t.spec().build()?;
-        bail!("gen flows: --out FILE.pcap is required");
+        bail!("gen flows: --out FILE.pcap or --tx afpacket:IFACE is required");
     };
     let cfg = FlowsConfig {
         table: a.t.spec(),
-        count: a.o.count,
+        count: a.o.count.unwrap_or(PCAP_COUNT),
         out,
     };
     let r = traffic::flows(&cfg, &Bars::new())?;
@@ -195,9 +277,18 @@ fn flows(a: FlowArgs) -> Result<i32> {
 }
 
 fn ccn(a: CcnArgs) -> Result<i32> {
+    if let Some(i) = a.o.live_iface()? {
+        let s = GenStream::Ccn {
+            prefix: a.prefix.clone(),
+            chunks: a.chunks,
+            payload: a.payload,
+            interests_only: a.interests_only,
+        };
+        return send_live(i, s, None, &a.t, &a.o);
+    }
     let Some(out) = a.o.out.clone() else {
         a.t.spec().build()?;
-        bail!("gen ccn: --out FILE.pcap is required");
+        bail!("gen ccn: --out FILE.pcap or --tx afpacket:IFACE is required");
     };
     let cfg = CcnPcapConfig {
         table: a.t.spec(),
@@ -205,7 +296,7 @@ fn ccn(a: CcnArgs) -> Result<i32> {
         chunks: a.chunks,
         payload: a.payload,
         interests_only: a.interests_only,
-        count: a.o.count,
+        count: a.o.count.unwrap_or(PCAP_COUNT),
         out,
     };
     let r = traffic::ccn_pcap(&cfg, &Bars::new())?;

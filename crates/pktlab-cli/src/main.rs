@@ -11,8 +11,10 @@ mod ccn;
 mod ccn_live;
 mod forward;
 mod gen;
+mod live;
 mod lpm;
 mod progress;
+mod sink;
 mod size;
 
 use clap::{Parser, Subcommand};
@@ -39,7 +41,7 @@ enum Cmd {
     /// AQM fairness simulations: TCP Reno/Vegas dumbbell (paper 002) under DropTail/RED/SRED/ZL-RED and per-flow schedulers.
     #[command(subcommand)]
     Aqm(aqm::AqmCmd),
-    /// Traffic generators: Zipf table sampler, flow traces, CCNx packets (pcap output).
+    /// Traffic generators: Zipf table sampler, flow traces, CCNx packets (pcap output or a live interface).
     #[command(subcommand)]
     Gen(gen::GenCmd),
     /// Content-centric networking: content-store and forwarder simulations.
@@ -47,6 +49,8 @@ enum Cmd {
     Ccn(ccn::CcnCmd),
     /// Forward packets through the batched data plane (paper 001 message buffers + cache + Poptrie + AQM).
     Forward(forward::ForwardArgs),
+    /// Receive on a live interface (afpacket:IFACE) and count packets, flows, TTLs, checksum errors.
+    Sink(sink::SinkArgs),
 }
 
 fn main() {
@@ -59,6 +63,7 @@ fn main() {
         Cmd::Gen(c) => gen::run(c),
         Cmd::Ccn(c) => ccn::run(c),
         Cmd::Forward(a) => forward::run(a),
+        Cmd::Sink(a) => sink::run(a),
     };
     match res {
         Ok(code) => std::process::exit(code),

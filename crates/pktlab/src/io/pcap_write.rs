@@ -269,35 +269,101 @@ pub fn build_frame(out: &mut Vec<u8>, ips: Ips, l4: L4, payload: &[u8]) -> io::R
     Ok(())
 }
 
+/// What [`check_frame`] found in an IP frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrameCheck {
+    /// The IPv4 header checksum is valid (always true for IPv6, which has none).
+    pub ip_ok: bool,
+    /// The UDP / TCP / ICMP / ICMPv6 checksum is valid (true for other protocols, for
+    /// fragments, and for IPv4 UDP without a checksum).
+    pub l4_ok: bool,
+    /// IPv4 TTL or IPv6 hop limit.
+    pub ttl: u8,
+    /// IPv4 identification (0 for IPv6).
+    pub ip_id: u16,
+}
+
+/// Checks the checksums of an Ethernet frame carrying IPv4 or IPv6 (VLAN tags allowed,
+/// Ethernet padding ignored); `None` if it is not an IP frame or cannot be parsed.
+pub fn check_frame(frame: &[u8]) -> Option<FrameCheck> {
+    use etherparse::{NetSlice, SlicedPacket};
+    let p = SlicedPacket::from_ethernet(frame).ok()?;
+    let (pseudo, payload, proto, ip_ok, ttl, ip_id) = match p.net.as_ref()? {
+        NetSlice::Ipv4(v4) => {
+            let h = v4.header();
+            let pl = v4.payload();
+            let proto = pl.ip_number.0;
+            let s = sum16(0, &h.source()) + sum16(0, &h.destination());
+            let pseudo = if proto == 1 {
+                0
+            } else {
+                s + proto as u32 + pl.payload.len() as u32
+            };
+            let ok = fold(sum16(0, h.slice())) == 0;
+            let frag = pl.fragmented;
+            (
+                pseudo,
+                (!frag).then_some(pl.payload),
+                proto,
+                ok,
+                h.ttl(),
+                h.identification(),
+            )
+        }
+        NetSlice::Ipv6(v6) => {
+            let h = v6.header();
+            let pl = v6.payload();
+            let proto = pl.ip_number.0;
+            let s = sum16(0, &h.source()) + sum16(0, &h.destination());
+            let pseudo = s + proto as u32 + pl.payload.len() as u32;
+            (
+                pseudo,
+                (!pl.fragmented).then_some(pl.payload),
+                proto,
+                true,
+                h.hop_limit(),
+                0,
+            )
+        }
+        _ => return None,
+    };
+    let l4_ok = match (payload, proto) {
+        (Some(b), 6 | 17 | 1 | 58) => {
+            let udp_unset = proto == 17 && b.len() >= 8 && b[6..8] == [0, 0];
+            let v4 = matches!(p.net, Some(NetSlice::Ipv4(_)));
+            (udp_unset && v4) || fold(sum16(pseudo, b)) == 0
+        }
+        _ => true,
+    };
+    Some(FrameCheck {
+        ip_ok,
+        l4_ok,
+        ttl,
+        ip_id,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use etherparse::{NetSlice, SlicedPacket, TransportSlice};
 
     fn verify(frame: &[u8]) {
+        let c = check_frame(frame).expect("an IP frame");
+        assert!(c.ip_ok, "ip header checksum");
+        assert!(c.l4_ok, "l4 checksum");
+        assert_eq!(c.ttl, 64);
         let p = SlicedPacket::from_ethernet(frame).expect("parses");
-        let (pseudo, l4) = match p.net.as_ref().unwrap() {
-            NetSlice::Ipv4(v4) => {
-                let h = v4.header();
-                assert_eq!(fold(sum16(0, h.slice())), 0, "ipv4 header checksum");
-                let s = sum16(0, &h.source()) + sum16(0, &h.destination());
-                let l4 = h.total_len() as usize - 20;
-                if h.protocol().0 == 1 {
-                    (0, l4)
-                } else {
-                    (s + h.protocol().0 as u32 + l4 as u32, l4)
-                }
-            }
-            NetSlice::Ipv6(v6) => {
-                let h = v6.header();
-                let s = sum16(0, &h.source()) + sum16(0, &h.destination());
-                let l4 = h.payload_length() as usize;
-                (s + h.next_header().0 as u32 + l4 as u32, l4)
-            }
+        let l4 = match p.net.as_ref().unwrap() {
+            NetSlice::Ipv4(v4) => v4.header().total_len() as usize - 20,
+            NetSlice::Ipv6(v6) => v6.header().payload_length() as usize,
             _ => unreachable!(),
         };
-        let l4bytes = &frame[frame.len() - l4..];
-        assert_eq!(fold(sum16(pseudo, l4bytes)), 0, "l4 checksum");
+        // A corrupted transport byte must be caught.
+        let mut bad = frame.to_vec();
+        let n = bad.len();
+        bad[n - l4 + 1] ^= 0x40;
+        assert!(!check_frame(&bad).unwrap().l4_ok, "corruption detected");
         match p.transport.unwrap() {
             TransportSlice::Udp(u) => assert_eq!(u.length() as usize, l4),
             TransportSlice::Tcp(t) => assert_eq!(t.data_offset(), 5),

@@ -7,6 +7,12 @@
 //! with `--json`). Everything that is not forwarding — reading the capture, building the
 //! frames and the tables, allocating the pool — happens before the clock starts; the timed
 //! part is the workers' loops from a common start barrier to the last worker's end.
+//!
+//! With live ports (`--rx afpacket:A --tx afpacket:B`, [`crate::port::afpacket`]) the run
+//! lasts until [`ForwardConfig::duration`] passes or [`ForwardConfig::stop`] is set (the CLI
+//! sets it on SIGINT); each worker has its own rx socket (joined in one `PACKET_FANOUT_HASH`
+//! group when there are several) and its own tx ring, and the progress reports carry the
+//! ports' counters for a once-a-second status line.
 
 use crate::aqm::{AqmParamSet, AqmSpec};
 use crate::io::{read_table, read_updates, synthetic_table, NextHopScheme, Update};
@@ -20,7 +26,9 @@ use crate::pipeline::parse::LinkKind;
 use crate::pipeline::queue::{Link, OutQueue};
 use crate::pipeline::worker::{Tables, Worker, WorkerParts};
 use crate::pipeline::{Counters, Stages};
+use crate::port::afpacket::{PortCounters, PortStats};
 use crate::port::mem::{load_pcap, load_synthetic, LoadReport, MemFrames};
+use crate::port::{AfPacketRx, AfPacketTx};
 use crate::port::{AnyRx, AnyTx, CaptureTx, MemRx, NullRx, NullTx, RxSpec, TxSpec};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -81,6 +89,10 @@ pub struct ForwardConfig {
     pub seed: u64,
     /// Per-worker mempool cache size (default 512, DPDK's maximum).
     pub pool_cache: usize,
+    /// Live ports: stop after this many seconds (default: until `stop`).
+    pub duration: Option<f64>,
+    /// Live ports: set to stop the run (e.g. from a SIGINT handler).
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 impl Default for ForwardConfig {
@@ -106,6 +118,8 @@ impl Default for ForwardConfig {
             packets: 1_000_000,
             seed: 1,
             pool_cache: 512,
+            duration: None,
+            stop: None,
         }
     }
 }
@@ -121,6 +135,8 @@ pub struct Dropped {
     pub no_route: u64,
     /// Dropped by the output queue's AQM.
     pub aqm: u64,
+    /// Dropped at a live tx port: ring full, or the frame refused.
+    pub port: u64,
 }
 
 /// The parse drops by cause.
@@ -173,7 +189,7 @@ pub struct ForwardResult {
     pub packets: u64,
     /// Packets transmitted.
     pub forwarded: u64,
-    /// Drops by reason; `packets = forwarded + parse + ttl + no_route + aqm`.
+    /// Drops by reason; `packets = forwarded + parse + ttl + no_route + aqm + port`.
     pub dropped: Dropped,
     /// Million packets per second: packets / wall time of the slowest worker.
     pub mpps: f64,
@@ -213,6 +229,11 @@ pub struct ForwardResult {
     pub batches: u64,
     /// 1-minute load average when the run ended (the machine is shared).
     pub load: Option<f64>,
+    /// CPU time of the process during the run (user + system), s.
+    pub cpu_seconds: f64,
+    /// Live ports: their counters summed over the workers (the kernel's rx ring drops
+    /// happen before pktlab sees a packet, so they are not in `packets`).
+    pub live: Option<PortStats>,
 }
 
 /// A progress report (sent about every 0.2 s while forwarding).
@@ -224,6 +245,29 @@ pub struct ForwardProgress {
     pub total: u64,
     /// Seconds since the start.
     pub seconds: f64,
+    /// Live ports: their counters so far, summed over the workers.
+    pub live: Option<PortStats>,
+}
+
+/// CPU time (user + system) of this process so far, s.
+pub(crate) fn cpu_seconds() -> f64 {
+    // SAFETY: getrusage fills the struct it is given.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    tv(ru.ru_utime) + tv(ru.ru_stime)
+}
+
+fn live_stats(c: &[Arc<PortCounters>]) -> Option<PortStats> {
+    if c.is_empty() {
+        return None;
+    }
+    let mut s = PortStats::default();
+    for x in c {
+        s.add(&x.snapshot());
+    }
+    Some(s)
 }
 
 fn load_avg() -> Option<f64> {
@@ -341,6 +385,19 @@ fn validate(cfg: &ForwardConfig) -> Result<(), String> {
     if cfg.queue == 0 {
         return Err("--queue must be at least 1".into());
     }
+    if let Some(d) = cfg.duration {
+        if !(d > 0.0 && d.is_finite()) {
+            return Err(format!(
+                "--duration {d}: must be a positive number of seconds"
+            ));
+        }
+    }
+    let live = matches!(cfg.rx, RxSpec::AfPacket(_)) || matches!(cfg.tx, TxSpec::AfPacket(_));
+    if live && meta_bytes < 2 {
+        return Err(
+            "afpacket ports need the packet length in the metadata: --meta-bytes >= 2".into(),
+        );
+    }
     Ok(())
 }
 
@@ -397,7 +454,20 @@ fn run<L: Layout>(
             }
             (Some(q), r)
         }
+        RxSpec::AfPacket(i) => (
+            None,
+            LoadReport {
+                path: format!("afpacket:{i}"),
+                linktype: crate::io::pcap_write::LINKTYPE_ETHERNET,
+                ..LoadReport::default()
+            },
+        ),
     };
+    let live_rx = matches!(cfg.rx, RxSpec::AfPacket(_));
+    let stop_rx = Arc::new(AtomicBool::new(false));
+    // One fanout group per run (the kernel keys groups by id per network namespace).
+    let fanout = (w > 1).then(|| (std::process::id() as u16) ^ 0x5a5a);
+    let mut counters: Vec<Arc<PortCounters>> = Vec::new();
     let link = LinkKind::of(rep.linktype);
     // Tables.
     let epoch = Arc::new(AtomicU64::new(0));
@@ -456,14 +526,19 @@ fn run<L: Layout>(
     let mut totals = 0u64;
     let mut queues = queues.map(|q| q.into_iter());
     for i in 0..w {
-        let rx = match &mut queues {
-            Some(q) => {
+        let rx = match (&mut queues, &cfg.rx) {
+            (_, RxSpec::AfPacket(iface)) => {
+                let p = AfPacketRx::open(iface, 0, fanout, stop_rx.clone())?;
+                counters.push(p.counters());
+                AnyRx::AfPacket(p)
+            }
+            (Some(q), _) => {
                 let f = q.next().unwrap_or_default();
                 let m = MemRx::new(f, 0, cfg.repeat, shift);
                 totals += m.total();
                 AnyRx::Mem(m)
             }
-            None => {
+            (None, _) => {
                 let n = cfg.packets * cfg.repeat / w as u64
                     + u64::from((i as u64) < cfg.packets * cfg.repeat % w as u64);
                 totals += n;
@@ -480,6 +555,11 @@ fn run<L: Layout>(
         let tx = match &cfg.tx {
             TxSpec::Null => AnyTx::Null(NullTx::default()),
             TxSpec::Pcap(_) => AnyTx::Capture(CaptureTx::with_capacity(0, 0)),
+            TxSpec::AfPacket(iface) => {
+                let p = AfPacketTx::open(iface, false)?;
+                counters.push(p.counters());
+                AnyTx::AfPacket(p)
+            }
         };
         let fcache = if cfg.stages == Stages::Full {
             Some(AnyCache::new(
@@ -523,6 +603,7 @@ fn run<L: Layout>(
     let barrier = Barrier::new(w + 1);
     let stop = AtomicBool::new(false);
     let finished = AtomicU64::new(0);
+    let cpu0 = cpu_seconds();
     let t0 = Instant::now();
     let (results, upd) = std::thread::scope(|s| {
         let handles: Vec<_> = workers
@@ -564,19 +645,26 @@ fn run<L: Layout>(
             barrier.wait();
         }
         while finished.load(Ordering::Acquire) < w as u64 {
-            std::thread::sleep(Duration::from_millis(200));
+            std::thread::sleep(Duration::from_millis(if live_rx { 100 } else { 200 }));
             let done = progress_of.iter().map(|p| p.load(Ordering::Relaxed)).sum();
+            let seconds = t0.elapsed().as_secs_f64();
             progress(&ForwardProgress {
                 done,
                 total: totals,
-                seconds: t0.elapsed().as_secs_f64(),
+                seconds,
+                live: live_stats(&counters),
             });
+            let asked = cfg.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
+            if asked || cfg.duration.is_some_and(|d| seconds >= d) {
+                stop_rx.store(true, Ordering::Relaxed);
+            }
         }
         stop.store(true, Ordering::Release);
         let results: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
         let upd = upd.map(|h| h.join());
         (results, upd)
     });
+    let cpu_seconds = cpu_seconds() - cpu0;
     let mut total = Counters::default();
     let mut per = Vec::with_capacity(w);
     let mut captures = Vec::new();
@@ -590,8 +678,11 @@ fn run<L: Layout>(
             packets: c.rx,
             seconds: secs,
         });
-        if let AnyTx::Capture(cap) = tx {
-            captures.push(cap);
+        match tx {
+            AnyTx::Capture(cap) => captures.push(cap),
+            // Dropping the port waits for its ring to drain.
+            AnyTx::AfPacket(p) => drop(p),
+            _ => {}
         }
     }
     let updates = match upd {
@@ -609,7 +700,9 @@ fn run<L: Layout>(
         CaptureTx::write_merged(&captures, rep.linktype, std::io::BufWriter::new(f))
             .map_err(|e| format!("{}: write error: {e}", path.display()))?;
     }
-    let unloadable = rep.unloadable * cfg.repeat;
+    let live = live_stats(&counters);
+    let port_drops = live.map_or(0, |l| l.tx_ring_full + l.tx_rejected);
+    let unloadable = rep.unloadable * cfg.repeat + live.map_or(0, |l| l.rx_oversize);
     let packets = total.rx + unloadable;
     let lookups = total.cache_hits + total.cache_misses;
     Ok(ForwardResult {
@@ -620,6 +713,7 @@ fn run<L: Layout>(
             ttl: total.ttl,
             no_route: total.no_route,
             aqm: total.aqm,
+            port: port_drops,
         },
         mpps: if wall > 0.0 {
             total.rx as f64 / wall / 1e6
@@ -666,6 +760,8 @@ fn run<L: Layout>(
         pool: (pool.count(), pool.stride()),
         batches: total.batches,
         load: load_avg(),
+        cpu_seconds,
+        live,
     })
 }
 

@@ -16,8 +16,8 @@
 //! concurrent readers), [`cache`] (packet processing cache simulation and size sweep, trace
 //! statistics and conversion), [`aqm`] (dumbbell simulation, paper-002 figure studies,
 //! discipline micro-benchmark), [`traffic`] (Zipf table error and speed, pcap generators),
-//! [`ccn`] (content-store hit ratios and forwarder rate) and [`forward`] (the batched data
-//! plane of paper 001).
+//! [`ccn`] (content-store hit ratios and forwarder rate), [`forward`] (the batched data
+//! plane of paper 001) and [`live`] (traffic generator and sink on live interfaces).
 //!
 //! ## Adding an experiment
 //! 1. A new component gets a new file `lab/<component>.rs` and one `pub mod <component>;` line
@@ -39,6 +39,7 @@ pub mod cache;
 pub mod ccn;
 pub mod ccn_live;
 pub mod forward;
+pub mod live;
 pub mod lpm;
 pub mod traffic;
 

@@ -7,6 +7,7 @@
 use super::{median, Error, Progress, Result};
 use crate::ccn::tlv;
 use crate::io::pcap_write::{build_frame, tcp_flags, Ips, PcapWriter, L4};
+use crate::net::{Address, Prefix};
 use crate::traffic::{FlowStream, Merge, NameStream, SplitMix64, ZipfTable};
 use crate::util::splitmix64;
 use serde::{Deserialize, Serialize};
@@ -289,19 +290,8 @@ pub fn zipf(a: &ZipfConfig, p: &dyn Progress) -> Result<ZipfResult> {
     };
     let mut written = None;
     if let Some(path) = &a.out {
-        let mut rng = SplitMix64::new(a.table.seed ^ 0x7A1F);
-        written = Some(write_pcap(path, a.count, "zipf pcap", p, |_, f| {
-            let r = t.sample(&mut rng);
-            build_frame(
-                f,
-                Ips::V4(0x0A00_0001, splitmix64(r) as u32),
-                L4::Udp {
-                    sport: 49152 + (r % 16384) as u16,
-                    dport: 9,
-                },
-                &[0u8; 18],
-            )
-        })?);
+        let src = zipf_frames(&t, a.table.seed, None);
+        written = Some(write_pcap(path, a.count, "zipf pcap", p, src)?);
     }
     Ok(ZipfResult {
         alpha: a.table.alpha,
@@ -419,7 +409,7 @@ fn write_pcap(
     count: u64,
     what: &str,
     p: &dyn Progress,
-    mut frame: impl FnMut(u64, &mut Vec<u8>) -> std::io::Result<()>,
+    mut frame: impl FrameSource,
 ) -> Result<PcapInfo> {
     let name = path.display().to_string();
     p.start(what, Some(count));
@@ -446,6 +436,125 @@ fn write_pcap(
         packets: count,
         frame_bytes: bytes,
     })
+}
+
+/// Frame `i` of a stream, written into the buffer (cleared first).
+pub(crate) trait FrameSource: FnMut(u64, &mut Vec<u8>) -> std::io::Result<()> {}
+impl<F: FnMut(u64, &mut Vec<u8>) -> std::io::Result<()>> FrameSource for F {}
+
+/// The `gen zipf` stream: IPv4/UDP packets from 10.0.0.1 to Zipf-ranked destinations
+/// (`splitmix64(rank)`), 18-byte payload (60-byte frames) unless `frame_len` asks for more.
+pub(crate) fn zipf_frames(
+    t: &ZipfTable,
+    seed: u64,
+    frame_len: Option<usize>,
+) -> impl FrameSource + '_ {
+    let mut rng = SplitMix64::new(seed ^ 0x7A1F);
+    let zeros = vec![0u8; frame_len.unwrap_or(60).max(60) - 42];
+    move |_, f| {
+        let r = t.sample(&mut rng);
+        build_frame(
+            f,
+            Ips::V4(0x0A00_0001, splitmix64(r) as u32),
+            L4::Udp {
+                sport: 49152 + (r % 16384) as u16,
+                dport: 9,
+            },
+            &zeros,
+        )
+    }
+}
+
+/// The `gen flows` stream: packets of Zipf-popular 5-tuple flows (TCP and UDP), IP lengths
+/// from the stream's 64/576/1500 mix, or all `frame_len - 14` bytes when given. With `dsts`,
+/// each flow's destination is moved into one of these prefixes (chosen, with the host bits,
+/// by a hash of the flow), so that every packet has a route in that table.
+pub(crate) fn flow_frames<'t>(
+    t: &'t ZipfTable,
+    seed: u64,
+    frame_len: Option<usize>,
+    dsts: Option<&'t [Prefix<u32>]>,
+) -> impl FrameSource + 't {
+    let mut s = FlowStream::new(t, seed);
+    let zeros = [0u8; 1500];
+    move |i, f| {
+        let (mut k, len) = s.next_packet();
+        if let Some(d) = dsts.filter(|d| !d.is_empty()) {
+            let h = splitmix64(
+                u64::from_be_bytes(k.dst[..8].try_into().expect("8 bytes"))
+                    ^ u64::from(k.sport) << 16
+                    ^ u64::from(k.dport)
+                    ^ u64::from(u32::from_be_bytes(k.src[..4].try_into().expect("4 bytes"))) << 32,
+            );
+            let p = d[(h % d.len() as u64) as usize];
+            let m = u32::mask(p.len() as u32);
+            let a = (p.addr() & m) | ((h >> 32) as u32 & !m);
+            k.dst[..4].copy_from_slice(&a.to_be_bytes());
+        }
+        let len = frame_len.map_or(len as usize, |l| l.clamp(60, 1514) - 14);
+        let ips = Ips::from_key(&k);
+        if k.proto == 6 {
+            let payload = &zeros[..len - 40];
+            build_frame(
+                f,
+                ips,
+                L4::Tcp {
+                    sport: k.sport,
+                    dport: k.dport,
+                    seq: i as u32,
+                    ack: 1,
+                    flags: tcp_flags::ACK | tcp_flags::PSH,
+                },
+                payload,
+            )
+        } else {
+            let payload = &zeros[..len - 28];
+            build_frame(
+                f,
+                ips,
+                L4::Udp {
+                    sport: k.sport,
+                    dport: k.dport,
+                },
+                payload,
+            )
+        }
+    }
+}
+
+/// The `gen ccn` stream: CCNx Interests from 10.0.0.2 to 10.0.0.1 over UDP port 9896, each
+/// followed by the producer's Content Object unless `interests_only`.
+pub(crate) fn ccn_frames<'a>(
+    t: &'a ZipfTable,
+    seed: u64,
+    prefix: &'a str,
+    chunks: u32,
+    payload: usize,
+    interests_only: bool,
+) -> impl FrameSource + 'a {
+    let mut s = NameStream::new(t, seed, chunks);
+    let (mut uri, mut name, mut pkt) = (String::new(), Vec::new(), Vec::new());
+    let payload = vec![0x5Au8; payload];
+    let (consumer, router) = (0x0A00_0002u32, 0x0A00_0001u32);
+    let mut pending = false;
+    let udp = L4::Udp {
+        sport: tlv::CEFORE_PORT,
+        dport: tlv::CEFORE_PORT,
+    };
+    move |_, f| {
+        if pending {
+            // The producer's Content Object for the previous Interest.
+            pending = false;
+            tlv::build_data(&mut pkt, &name, &payload);
+            return build_frame(f, Ips::V4(router, consumer), udp, &pkt);
+        }
+        let (r, c) = s.next_name();
+        NameStream::write_uri(prefix, r, c, &mut uri);
+        tlv::name_from_uri(&uri, &mut name);
+        tlv::build_interest(&mut pkt, &name, 32);
+        pending = !interests_only;
+        build_frame(f, Ips::V4(consumer, router), udp, &pkt)
+    }
 }
 
 /// Configuration of [`flows`].
@@ -475,38 +584,8 @@ pub struct FlowsResult {
 /// Writes a pcap of packets from Zipf-popular 5-tuple flows (TCP and UDP).
 pub fn flows(a: &FlowsConfig, p: &dyn Progress) -> Result<FlowsResult> {
     let t = a.table.build()?;
-    let mut s = FlowStream::new(&t, a.table.seed);
-    let zeros = [0u8; 1500];
-    let written = write_pcap(&a.out, a.count, "flows pcap", p, |i, f| {
-        let (k, len) = s.next_packet();
-        let ips = Ips::from_key(&k);
-        if k.proto == 6 {
-            let payload = &zeros[..len as usize - 40];
-            build_frame(
-                f,
-                ips,
-                L4::Tcp {
-                    sport: k.sport,
-                    dport: k.dport,
-                    seq: i as u32,
-                    ack: 1,
-                    flags: tcp_flags::ACK | tcp_flags::PSH,
-                },
-                payload,
-            )
-        } else {
-            let payload = &zeros[..len as usize - 28];
-            build_frame(
-                f,
-                ips,
-                L4::Udp {
-                    sport: k.sport,
-                    dport: k.dport,
-                },
-                payload,
-            )
-        }
-    })?;
+    let src = flow_frames(&t, a.table.seed, None, None);
+    let written = write_pcap(&a.out, a.count, "flows pcap", p, src)?;
     Ok(FlowsResult {
         alpha: a.table.alpha,
         flows: a.table.names,
@@ -553,29 +632,15 @@ pub struct CcnPcapResult {
 /// names drawn from the Zipf table.
 pub fn ccn_pcap(a: &CcnPcapConfig, p: &dyn Progress) -> Result<CcnPcapResult> {
     let t = a.table.build()?;
-    let mut s = NameStream::new(&t, a.table.seed, a.chunks);
-    let (mut uri, mut name, mut pkt) = (String::new(), Vec::new(), Vec::new());
-    let payload = vec![0x5Au8; a.payload];
-    let (consumer, router) = (0x0A00_0002u32, 0x0A00_0001u32);
-    let mut pending = false;
-    let udp = L4::Udp {
-        sport: tlv::CEFORE_PORT,
-        dport: tlv::CEFORE_PORT,
-    };
-    let written = write_pcap(&a.out, a.count, "ccn pcap", p, |_, f| {
-        if pending {
-            // The producer's Content Object for the previous Interest.
-            pending = false;
-            tlv::build_data(&mut pkt, &name, &payload);
-            return build_frame(f, Ips::V4(router, consumer), udp, &pkt);
-        }
-        let (r, c) = s.next_name();
-        NameStream::write_uri(&a.prefix, r, c, &mut uri);
-        tlv::name_from_uri(&uri, &mut name);
-        tlv::build_interest(&mut pkt, &name, 32);
-        pending = !a.interests_only;
-        build_frame(f, Ips::V4(consumer, router), udp, &pkt)
-    })?;
+    let src = ccn_frames(
+        &t,
+        a.table.seed,
+        &a.prefix,
+        a.chunks,
+        a.payload,
+        a.interests_only,
+    );
+    let written = write_pcap(&a.out, a.count, "ccn pcap", p, src)?;
     Ok(CcnPcapResult {
         alpha: a.table.alpha,
         names: a.table.names,

@@ -217,7 +217,13 @@ impl<L: Layout> Worker<L> {
             );
             if n == 0 {
                 self.layout.end();
-                break;
+                if self.rx.exhausted() {
+                    break;
+                }
+                // A live port with nothing to receive: by now the link has sent whatever
+                // was queued (an idle poll lasts far longer than draining a full queue).
+                self.drain_queue();
+                continue;
             }
             self.counters.rx += n as u64;
             self.counters.batches += 1;
@@ -228,6 +234,17 @@ impl<L: Layout> Worker<L> {
             self.layout.end();
             self.progress.fetch_add(n as u64, Ordering::Relaxed);
         }
+        self.drain_queue();
+        self.counters.tx = self.tx.packets();
+        if let Some(c) = &self.fcache {
+            (self.counters.cache_hits, self.counters.cache_misses) = c.counts();
+        }
+        self.layout.finish();
+        self.cache.flush_all(&self.pool);
+    }
+
+    /// Sends everything the output queue holds (end of input, or an idle live port).
+    fn drain_queue(&mut self) {
         if let Some(q) = &mut self.queue {
             self.qout.clear();
             let OutQueue { disc, link, drops } = q;
@@ -235,12 +252,6 @@ impl<L: Layout> Worker<L> {
             self.counters.aqm = link.drops;
             self.send_departures();
         }
-        self.counters.tx = self.tx.packets();
-        if let Some(c) = &self.fcache {
-            (self.counters.cache_hits, self.counters.cache_misses) = c.counts();
-        }
-        self.layout.finish();
-        self.cache.flush_all(&self.pool);
     }
 
     /// The counter of packets received so far (for progress reports from another thread).

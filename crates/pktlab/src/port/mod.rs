@@ -10,11 +10,11 @@
 //!   `repeat` times, copied into the buffers as a NIC's DMA would;
 //! * [`capture`] — tx `pcap:PATH`: frames kept in memory during the run and written as a
 //!   pcap (the input's link type, ns timestamps) afterwards;
+//! * [`afpacket`] — `afpacket:IFACE`: live interfaces through AF_PACKET memory-mapped rings
+//!   (rx fills buffers taken from the worker's [`PoolCache`], tx hands them back to it);
 //! * [`rss`] — the Toeplitz RSS hash and redirection table that spread flows over workers.
-//!
-//! Live interfaces (AF_PACKET rings) implement the same traits: rx fills buffers taken from
-//! the worker's [`PoolCache`], tx hands buffers back to it.
 
+pub mod afpacket;
 pub mod capture;
 pub mod mem;
 pub mod null;
@@ -23,6 +23,7 @@ pub mod rss;
 use crate::mbuf::{Buf, Layout, Pool, PoolCache};
 use std::path::PathBuf;
 
+pub use afpacket::{AfPacketRx, AfPacketTx};
 pub use capture::CaptureTx;
 pub use mem::{MemFrames, MemRx};
 pub use null::{NullRx, NullTx};
@@ -31,7 +32,8 @@ pub use null::{NullRx, NullTx};
 pub trait RxPort: Send {
     /// Receives up to `max` packets: takes buffers from `cache`, fills their data and calls
     /// `layout.rx_init` for batch positions `out.len()..`, appends them to `out` and returns
-    /// how many. 0 means the input is exhausted (or the pool is empty).
+    /// how many. 0 means the input is exhausted (or the pool is empty), or for a live port
+    /// that nothing arrived for a while (see [`RxPort::exhausted`]).
     fn rx_burst<L: Layout>(
         &mut self,
         pool: &Pool,
@@ -40,6 +42,12 @@ pub trait RxPort: Send {
         out: &mut Vec<Buf>,
         max: usize,
     ) -> usize;
+
+    /// After a burst of 0: true if no packet will ever come (replayed input at its end, a
+    /// live port told to stop), false if the port was only idle.
+    fn exhausted(&self) -> bool {
+        true
+    }
 }
 
 /// A transmit queue.
@@ -68,6 +76,8 @@ pub enum RxSpec {
     Synthetic,
     /// `pcap:PATH` (pcap or pcapng, gzip/bzip2 transparent).
     Pcap(PathBuf),
+    /// `afpacket:IFACE`: a live interface.
+    AfPacket(String),
 }
 
 /// A transmit port as the CLI names it.
@@ -77,6 +87,20 @@ pub enum TxSpec {
     Null,
     /// `pcap:PATH`: write what was sent to a pcap file after the run.
     Pcap(PathBuf),
+    /// `afpacket:IFACE`: a live interface.
+    AfPacket(String),
+}
+
+/// The interface name of `afpacket:IFACE` (an error for an empty name).
+fn afpacket_name(s: &str) -> Option<Result<String, String>> {
+    let i = s.strip_prefix("afpacket:")?;
+    Some(if i.is_empty() {
+        Err(format!(
+            "port {s:?}: afpacket:IFACE needs an interface name"
+        ))
+    } else {
+        Ok(i.to_string())
+    })
 }
 
 impl std::str::FromStr for RxSpec {
@@ -97,8 +121,11 @@ impl std::str::FromStr for RxSpec {
         if let Some(p) = s.strip_prefix("pcap:") {
             return Ok(RxSpec::Pcap(PathBuf::from(p)));
         }
+        if let Some(i) = afpacket_name(s) {
+            return i.map(RxSpec::AfPacket);
+        }
         Err(format!(
-            "unknown rx port {s:?} (known: pcap:PATH, synthetic, null:LEN)"
+            "unknown rx port {s:?} (known: pcap:PATH, synthetic, null:LEN, afpacket:IFACE)"
         ))
     }
 }
@@ -112,7 +139,12 @@ impl std::str::FromStr for TxSpec {
         if let Some(p) = s.strip_prefix("pcap:") {
             return Ok(TxSpec::Pcap(PathBuf::from(p)));
         }
-        Err(format!("unknown tx port {s:?} (known: null, pcap:PATH)"))
+        if let Some(i) = afpacket_name(s) {
+            return i.map(TxSpec::AfPacket);
+        }
+        Err(format!(
+            "unknown tx port {s:?} (known: null, pcap:PATH, afpacket:IFACE)"
+        ))
     }
 }
 
@@ -122,6 +154,7 @@ impl std::fmt::Display for RxSpec {
             RxSpec::Null(n) => write!(f, "null:{n}"),
             RxSpec::Synthetic => f.write_str("synthetic"),
             RxSpec::Pcap(p) => write!(f, "pcap:{}", p.display()),
+            RxSpec::AfPacket(i) => write!(f, "afpacket:{i}"),
         }
     }
 }
@@ -131,6 +164,7 @@ impl std::fmt::Display for TxSpec {
         match self {
             TxSpec::Null => f.write_str("null"),
             TxSpec::Pcap(p) => write!(f, "pcap:{}", p.display()),
+            TxSpec::AfPacket(i) => write!(f, "afpacket:{i}"),
         }
     }
 }
@@ -141,6 +175,8 @@ pub enum AnyRx {
     Null(NullRx),
     /// See [`MemRx`].
     Mem(MemRx),
+    /// See [`AfPacketRx`].
+    AfPacket(AfPacketRx),
 }
 
 impl RxPort for AnyRx {
@@ -156,6 +192,14 @@ impl RxPort for AnyRx {
         match self {
             AnyRx::Null(p) => p.rx_burst(pool, cache, layout, out, max),
             AnyRx::Mem(p) => p.rx_burst(pool, cache, layout, out, max),
+            AnyRx::AfPacket(p) => p.rx_burst(pool, cache, layout, out, max),
+        }
+    }
+
+    fn exhausted(&self) -> bool {
+        match self {
+            AnyRx::AfPacket(p) => p.exhausted(),
+            _ => true,
         }
     }
 }
@@ -166,6 +210,8 @@ pub enum AnyTx {
     Null(NullTx),
     /// See [`CaptureTx`].
     Capture(CaptureTx),
+    /// See [`AfPacketTx`].
+    AfPacket(AfPacketTx),
 }
 
 impl TxPort for AnyTx {
@@ -182,12 +228,14 @@ impl TxPort for AnyTx {
         match self {
             AnyTx::Null(p) => p.tx_burst(pool, cache, layout, bufs, lens, ts),
             AnyTx::Capture(p) => p.tx_burst(pool, cache, layout, bufs, lens, ts),
+            AnyTx::AfPacket(p) => p.tx_burst(pool, cache, layout, bufs, lens, ts),
         }
     }
     fn packets(&self) -> u64 {
         match self {
             AnyTx::Null(p) => p.packets(),
             AnyTx::Capture(p) => p.packets(),
+            AnyTx::AfPacket(p) => p.packets(),
         }
     }
 }
@@ -226,5 +274,17 @@ mod tests {
             .contains("unknown rx port"));
         assert_eq!("null".parse(), Ok(TxSpec::Null));
         assert_eq!("pcap:o.pcap".parse(), Ok(TxSpec::Pcap("o.pcap".into())));
+        assert_eq!(
+            "afpacket:veth0".parse(),
+            Ok(RxSpec::AfPacket("veth0".into()))
+        );
+        assert_eq!(
+            "afpacket:veth1".parse(),
+            Ok(TxSpec::AfPacket("veth1".into()))
+        );
+        assert!("afpacket:"
+            .parse::<TxSpec>()
+            .unwrap_err()
+            .contains("interface name"));
     }
 }
