@@ -32,10 +32,7 @@ fn aqm_sim(py: Python<'_>, config: &Bound<'_, PyAny>, series: bool) -> PyResult<
         d.set_item("t_s", s.t.into_pyarray(py))?;
         d.set_item("queue_pkts", s.queue.into_pyarray(py))?;
         d.set_item("avg_pkts", s.avg.into_pyarray(py))?;
-        d.set_item(
-            "cwnd",
-            s.cwnd.into_pyarray(py).reshape([n, s.tcp_flows])?,
-        )?;
+        d.set_item("cwnd", s.cwnd.into_pyarray(py).reshape([n, s.tcp_flows])?)?;
         runs.get_item(i)?.set_item("series", d)?;
     }
     Ok(out)

@@ -14,7 +14,13 @@ use std::sync::Arc;
 /// The 5-tuple standing for an opaque 64-bit flow key: the IPv4 pair (low 32 bits, high 32
 /// bits) with ports and protocol 0, so that the set-index hashes mix every bit of the key.
 fn opaque(k: u64) -> FlowKey {
-    FlowKey::v4((k as u32).to_be_bytes(), ((k >> 32) as u32).to_be_bytes(), 0, 0, 0)
+    FlowKey::v4(
+        (k as u32).to_be_bytes(),
+        ((k >> 32) as u32).to_be_bytes(),
+        0,
+        0,
+        0,
+    )
 }
 
 /// Builds the in-memory trace: `keys` is a 1-D `uint64` array of opaque flow keys or a
@@ -45,7 +51,12 @@ fn memory_trace(
         let s = a.as_slice().map_err(|_| contiguous())?;
         let name = format!("memory:{}", s.len() / 5);
         for (i, r) in s.chunks(5).enumerate() {
-            if r[0] > u32::MAX as u64 || r[1] > u32::MAX as u64 || r[2] > 65535 || r[3] > 65535 || r[4] > 255 {
+            if r[0] > u32::MAX as u64
+                || r[1] > u32::MAX as u64
+                || r[2] > 65535
+                || r[3] > 65535
+                || r[4] > 255
+            {
                 return Err(bad(format!(
                     "trace: packet {i}: 5-tuple {r:?} out of range (addresses < 2^32, ports < 2^16, proto < 256)"
                 )));
@@ -112,8 +123,10 @@ fn cache_sim(
     ts_ns: Option<PyReadonlyArray1<'_, u64>>,
     interval_ns: u64,
 ) -> PyResult<Py<PyAny>> {
-    let spec = |c: &mut CacheSimConfig| &mut c.trace;
-    run_on(py, config, keys, ts_ns, interval_ns, spec, sim)
+    fn trace(c: &mut CacheSimConfig) -> &mut TraceSpec {
+        &mut c.trace
+    }
+    run_on(py, config, keys, ts_ns, interval_ns, trace, sim)
 }
 
 /// cache_sweep(config, keys=None, ts_ns=None, interval_ns=100) -> dict
@@ -130,8 +143,10 @@ fn cache_sweep(
     ts_ns: Option<PyReadonlyArray1<'_, u64>>,
     interval_ns: u64,
 ) -> PyResult<Py<PyAny>> {
-    let spec = |c: &mut CacheSweepConfig| &mut c.trace;
-    run_on(py, config, keys, ts_ns, interval_ns, spec, sweep)
+    fn trace(c: &mut CacheSweepConfig) -> &mut TraceSpec {
+        &mut c.trace
+    }
+    run_on(py, config, keys, ts_ns, interval_ns, trace, sweep)
 }
 
 /// Adds the functions to the module.

@@ -3,7 +3,7 @@
 //! the structure's batched lookup and the GIL released.
 
 use crate::py_err;
-use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pktlab::lab::lpm::{algos, family, load, TableInfo, TableSpec};
 use pktlab::lab::Silent;
 use pktlab::lpm::Lpm as LpmTrait;
@@ -54,10 +54,7 @@ fn prefix<A: Address>(s: &str) -> PyResult<Prefix<A>> {
         .map_err(|e| bad(format!("{e} ({} table)", A::FAMILY.as_str())))
 }
 
-fn from_routes<A: Address>(
-    t: &mut dyn LpmTrait<A>,
-    routes: &[(String, u64)],
-) -> PyResult<()> {
+fn from_routes<A: Address>(t: &mut dyn LpmTrait<A>, routes: &[(String, u64)]) -> PyResult<()> {
     let mut v = Vec::with_capacity(routes.len());
     for (i, (p, nh)) in routes.iter().enumerate() {
         let p = prefix::<A>(p).map_err(|e| bad(format!("routes[{i}]: {e}")))?;
@@ -127,12 +124,18 @@ impl Lpm {
                         let l = load::<u32>(&spec, &Silent)?;
                         let mut t = a.make::<u32>();
                         t.build(&l.routes);
-                        Lpm { table: Table::V4(t), info: Some(l.info) }
+                        Lpm {
+                            table: Table::V4(t),
+                            info: Some(l.info),
+                        }
                     } else {
                         let l = load::<u128>(&spec, &Silent)?;
                         let mut t = a.make::<u128>();
                         t.build(&l.routes);
-                        Lpm { table: Table::V6(t), info: Some(l.info) }
+                        Lpm {
+                            table: Table::V6(t),
+                            info: Some(l.info),
+                        }
                     })
                 })
                 .map_err(py_err);
@@ -143,7 +146,9 @@ impl Lpm {
                 .enumerate()
                 .map(|(i, x)| {
                     x.and_then(|x| x.extract::<(String, u64)>()).map_err(|_| {
-                        bad(format!("routes[{i}]: expected a (prefix_str, next_hop) pair"))
+                        bad(format!(
+                            "routes[{i}]: expected a (prefix_str, next_hop) pair"
+                        ))
                     })
                 })
                 .collect::<PyResult<_>>()?,
@@ -172,7 +177,11 @@ impl Lpm {
     ///
     /// Next hop of every address (0 = no route): `uint32` array (IPv4) or `uint64` array of
     /// shape (n, 2) (IPv6, high word first).
-    fn lookup<'py>(&self, py: Python<'py>, addrs: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray1<u32>>> {
+    fn lookup<'py>(
+        &self,
+        py: Python<'py>,
+        addrs: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyArray1<u32>>> {
         let dtype = || {
             addrs
                 .getattr("dtype")

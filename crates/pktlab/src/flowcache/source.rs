@@ -112,9 +112,7 @@ impl MemoryTrace {
                 }
                 ts
             }
-            None => (0..t.flow.len() as u64)
-                .map(|i| i * interval_ns)
-                .collect(),
+            None => (0..t.flow.len() as u64).map(|i| i * interval_ns).collect(),
         };
         Ok(t)
     }
@@ -405,7 +403,10 @@ mod tests {
         assert!(!s.fill(&mut buf, 4));
         let r = s.report();
         assert_eq!((r.packets, r.flows, r.path.as_str()), (6, 3, "mem"));
-        assert_eq!(next_uses(&src, 2).unwrap(), [2, 4, 5, u32::MAX, u32::MAX, u32::MAX]);
+        assert_eq!(
+            next_uses(&src, 2).unwrap(),
+            [2, 4, 5, u32::MAX, u32::MAX, u32::MAX]
+        );
     }
 
     #[test]

@@ -1153,7 +1153,11 @@ impl StudyPlan {
         let cfg = &self.cfg;
         let mut rows = Vec::new();
         for (i, pt) in self.points.iter().enumerate() {
-            let rs: Vec<&Summary> = runs.iter().filter(|r| r.point == i).map(|r| &r.run).collect();
+            let rs: Vec<&Summary> = runs
+                .iter()
+                .filter(|r| r.point == i)
+                .map(|r| &r.run)
+                .collect();
             let stat = |k: &str| {
                 let v: Vec<f64> = rs
                     .iter()
