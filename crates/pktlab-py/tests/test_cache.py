@@ -35,7 +35,7 @@ def lru_misses(keys, entries):
 
 def zipf_keys(n, seed=1):
     ranks = pktlab.traffic.Zipf(0.9, names=5000, entries=5000).sample(n, seed=seed)
-    return ranks.astype(np.uint64) * 0x9E3779B97F4A7C15 % (2**64)
+    return ranks.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)  # wraps mod 2^64
 
 
 def test_memory_trace_fully_associative_lru_equals_python():

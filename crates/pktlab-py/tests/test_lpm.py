@@ -71,7 +71,7 @@ def test_v6_lookup_equals_oracle():
     assert lpm.family == "v6"
     rng = np.random.default_rng(3)
     nets = [ipaddress.ip_network(p) for p, _ in routes]
-    addrs = [int(n.network_address) | rng.integers(0, 2**32) for n in nets[:1000]]
+    addrs = [int(n.network_address) | int(rng.integers(0, 2**32)) for n in nets[:1000]]
     addrs += [int(x) << 64 | int(y) for x, y in rng.integers(0, 2**63, size=(1000, 2))]
     arr = np.array([[a >> 64, a & (2**64 - 1)] for a in addrs], dtype=np.uint64)
     got = lpm.lookup(arr)
@@ -113,7 +113,7 @@ def test_bad_arguments_raise_value_error_with_cli_message(cli):
     assert r.returncode != 0
     assert r.stderr.strip().splitlines()[-1] == f"pktlab: error: {e.value}"
     with pytest.raises(ValueError, match="nexthops"):
-        pktlab.Lpm("radix", path="x.txt", nexthops="bogus:3")
+        pktlab.Lpm("radix", path="synthetic", nexthops="bogus:3")
 
 
 def test_bad_lookup_inputs():

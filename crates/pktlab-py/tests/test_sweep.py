@@ -1,6 +1,7 @@
 """pktlab.sweep on threads, and on a local Ray cluster (identical rows)."""
 
 import json
+import sys
 
 import pytest
 
@@ -27,6 +28,8 @@ def test_local_sweep_rows():
 
 def test_ray_equals_local():
     ray = pytest.importorskip("ray")
+    # the task function lives in this test module, which Ray's workers cannot import
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         local = pktlab.sweep(miss, GRID, seeds=2)

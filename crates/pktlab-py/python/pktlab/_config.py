@@ -35,10 +35,17 @@ def build(name: str, config: Optional[Any] = None, **kw) -> Dict[str, Any]:
         if not paths:
             known = ", ".join(sorted(where))
             raise ValueError(f"{name}: unknown parameter {k!r} (known: {known})")
-        path = min(paths, key=len)  # the shallowest: top-level names win
-        node = cfg
-        for p in path[:-1]:
-            node = node[p]
+        def node_of(path):
+            node = cfg
+            for p in path[:-1]:
+                node = node[p]
+            return node
+
+        # a dict value goes to a struct field, any other value to a plain field (`trace` is
+        # both the trace struct of a cache config and its path); the shallowest wins
+        fits = [p for p in paths if isinstance(node_of(p).get(p[-1]), dict) == isinstance(v, dict)]
+        path = min(fits or paths, key=len)
+        node = node_of(path)
         if isinstance(node.get(path[-1]), dict) and isinstance(v, dict):
             node[path[-1]].update(v)
         else:
