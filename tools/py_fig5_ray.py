@@ -17,11 +17,7 @@ import pktlab
 
 
 def strip(r):
-    r = dict(r)
-    for k in ("wall_s", "threads"):
-        r.pop(k)
-    r["runs"] = [{k: v for k, v in x.items() if k != "wall_s"} for x in r["runs"]]
-    return json.dumps(r, sort_keys=True)
+    return json.dumps(pktlab.aqm.without_wall_times(r), sort_keys=True)
 
 
 def main():

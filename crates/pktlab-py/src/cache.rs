@@ -110,47 +110,37 @@ where
     to_py(py, &r)
 }
 
-/// cache_sim(config, keys=None, ts_ns=None, interval_ns=100) -> dict
+/// cache_run(name, config, keys=None, ts_ns=None, interval_ns=100) -> dict
 /// --
 ///
-/// `pktlab cache sim` (see `defaults("cache.sim")`), on the in-memory trace `keys` if given.
+/// `pktlab cache sim` (`name="sim"`, see `defaults("cache.sim")`) or `pktlab cache sweep`
+/// (`name="sweep"`), on the in-memory trace `keys` if given.
 #[pyfunction]
-#[pyo3(signature = (config, keys=None, ts_ns=None, interval_ns=100))]
-fn cache_sim(
+#[pyo3(signature = (name, config, keys=None, ts_ns=None, interval_ns=100))]
+fn cache_run(
     py: Python<'_>,
+    name: &str,
     config: &Bound<'_, PyAny>,
     keys: Option<&Bound<'_, PyAny>>,
     ts_ns: Option<PyReadonlyArray1<'_, u64>>,
     interval_ns: u64,
 ) -> PyResult<Py<PyAny>> {
-    fn trace(c: &mut CacheSimConfig) -> &mut TraceSpec {
+    fn sim_trace(c: &mut CacheSimConfig) -> &mut TraceSpec {
         &mut c.trace
     }
-    run_on(py, config, keys, ts_ns, interval_ns, trace, sim)
-}
-
-/// cache_sweep(config, keys=None, ts_ns=None, interval_ns=100) -> dict
-/// --
-///
-/// `pktlab cache sweep` (see `defaults("cache.sweep")`), on the in-memory trace `keys` if
-/// given.
-#[pyfunction]
-#[pyo3(signature = (config, keys=None, ts_ns=None, interval_ns=100))]
-fn cache_sweep(
-    py: Python<'_>,
-    config: &Bound<'_, PyAny>,
-    keys: Option<&Bound<'_, PyAny>>,
-    ts_ns: Option<PyReadonlyArray1<'_, u64>>,
-    interval_ns: u64,
-) -> PyResult<Py<PyAny>> {
-    fn trace(c: &mut CacheSweepConfig) -> &mut TraceSpec {
+    fn sweep_trace(c: &mut CacheSweepConfig) -> &mut TraceSpec {
         &mut c.trace
     }
-    run_on(py, config, keys, ts_ns, interval_ns, trace, sweep)
+    match name {
+        "sim" => run_on(py, config, keys, ts_ns, interval_ns, sim_trace, sim),
+        "sweep" => run_on(py, config, keys, ts_ns, interval_ns, sweep_trace, sweep),
+        o => Err(PyValueError::new_err(format!(
+            "cache_run: unknown experiment {o:?} (sim or sweep)"
+        ))),
+    }
 }
 
 /// Adds the functions to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(cache_sim, m)?)?;
-    m.add_function(wrap_pyfunction!(cache_sweep, m)?)
+    m.add_function(wrap_pyfunction!(cache_run, m)?)
 }

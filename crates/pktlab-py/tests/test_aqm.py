@@ -45,11 +45,7 @@ def test_series_arrays():
 
 
 def strip_wall(r):
-    r = dict(r)
-    for k in ("wall_s", "threads"):
-        r.pop(k)
-    r["runs"] = [{k: v for k, v in x.items() if k != "wall_s"} for x in r["runs"]]
-    return json.dumps(r, sort_keys=True)
+    return json.dumps(pktlab.aqm.without_wall_times(r), sort_keys=True)
 
 
 STUDY = dict(conns=[4], a=[1.0, 4.0], seeds=2, duration=3.0, warmup=1.0)

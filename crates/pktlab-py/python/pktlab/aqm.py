@@ -81,6 +81,14 @@ def _nan_to_none(x):
     return x
 
 
+def without_wall_times(r: Dict[str, Any]) -> Dict[str, Any]:
+    """A study result without what depends on the machine (``wall_s`` of the study and of
+    every run, ``threads``): what must be identical between backends for the same seeds."""
+    r = {k: v for k, v in r.items() if k not in ("wall_s", "threads")}
+    r["runs"] = [{k: v for k, v in x.items() if k != "wall_s"} for x in r["runs"]]
+    return r
+
+
 def _floats(s):
     return [float(x) for x in s.split(",")]
 

@@ -35,7 +35,7 @@ def _trace(trace) -> Tuple[Optional[str], Optional[np.ndarray]]:
     return None, np.fromiter(items, dtype=np.uint64, count=len(items))
 
 
-def _call(fn, name: str, trace, timing: bool, timestamps, interval_ns: int, policy, kw) -> Dict[str, Any]:
+def _call(name: str, trace, timing: bool, timestamps, interval_ns: int, policy, kw) -> Dict[str, Any]:
     path, keys = _trace(trace)
     if isinstance(policy, (list, tuple)):
         policy = ",".join(policy)
@@ -45,7 +45,7 @@ def _call(fn, name: str, trace, timing: bool, timestamps, interval_ns: int, poli
     ts = None if timestamps is None else np.ascontiguousarray(timestamps, dtype=np.uint64)
     if ts is not None and keys is None:
         raise ValueError("timestamps: only for in-memory traces (a NumPy array or an iterator)")
-    return fn(cfg, keys, ts, interval_ns)
+    return _pktlab.cache_run(name.split(".")[1], cfg, keys, ts, interval_ns)
 
 
 def simulate(
@@ -62,7 +62,7 @@ def simulate(
     ``all``) with ``entries`` entries and ``ways`` ways (None: the policy's own) on one
     pass over ``trace``; ``timing=False`` drops the PE/CMT timing model. Other keys as
     ``pktlab.defaults("cache.sim")`` (packets, seed, pes, lookup_ns, index, …)."""
-    return _call(_pktlab.cache_sim, "cache.sim", trace, timing, timestamps, interval_ns, policy,
+    return _call("cache.sim", trace, timing, timestamps, interval_ns, policy,
                  dict(kw, entries=entries, ways=ways))
 
 
@@ -79,7 +79,7 @@ def sweep(
 ) -> Dict[str, Any]:
     """``pktlab cache sweep``: the miss rate of every policy at cache sizes doubling from
     ``min_bytes`` to ``max_bytes`` (paper 000 fig. 2), all on one pass over ``trace``."""
-    return _call(_pktlab.cache_sweep, "cache.sweep", trace, timing, timestamps, interval_ns, policy,
+    return _call("cache.sweep", trace, timing, timestamps, interval_ns, policy,
                  dict(kw, min_bytes=min_bytes, max_bytes=max_bytes, entry_bytes=entry_bytes))
 
 
