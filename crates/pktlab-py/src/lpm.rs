@@ -3,7 +3,7 @@
 //! the structure's batched lookup and the GIL released.
 
 use crate::py_err;
-use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pktlab::lab::lpm::{algos, family, load, TableInfo, TableSpec};
 use pktlab::lab::Silent;
 use pktlab::lpm::Lpm as LpmTrait;
@@ -172,15 +172,19 @@ impl Lpm {
         Ok(Lpm { table, info: None })
     }
 
-    /// lookup(addrs) -> numpy.ndarray[uint32]
+    /// lookup(addrs, out=None) -> numpy.ndarray[uint32]
     /// --
     ///
     /// Next hop of every address (0 = no route): `uint32` array (IPv4) or `uint64` array of
-    /// shape (n, 2) (IPv6, high word first).
+    /// shape (n, 2) (IPv6, high word first). With `out` (a contiguous `uint32` array of n
+    /// elements) the next hops are written there and `out` is returned, so that repeated
+    /// lookups allocate nothing.
+    #[pyo3(signature = (addrs, out=None))]
     fn lookup<'py>(
         &self,
         py: Python<'py>,
         addrs: &Bound<'py, PyAny>,
+        out: Option<Bound<'py, PyArray1<u32>>>,
     ) -> PyResult<Bound<'py, PyArray1<u32>>> {
         let dtype = || {
             addrs
@@ -188,54 +192,76 @@ impl Lpm {
                 .map(|d| d.to_string())
                 .unwrap_or_else(|_| addrs.get_type().to_string())
         };
-        let out = match &self.table {
-            Table::V4(t) => {
-                let a: PyReadonlyArray1<u32> = addrs.extract().map_err(|_| {
-                    bad(format!(
-                        "lookup: expected a 1-D uint32 array of IPv4 addresses (got {})",
-                        dtype()
-                    ))
-                })?;
-                let s = a
-                    .as_slice()
-                    .map_err(|_| bad("lookup: the address array must be contiguous".into()))?;
-                py.detach(|| {
-                    let mut out = vec![0u32; s.len()];
-                    lookup_all(t.as_ref(), &mut out, |i, b| {
-                        b.copy_from_slice(&s[i..i + b.len()])
-                    });
-                    out
-                })
+        let contiguous = || bad("lookup: the address array must be contiguous".into());
+        let v6 = matches!(self.table, Table::V6(_));
+        let a1 = if v6 {
+            None
+        } else {
+            Some(addrs.extract::<PyReadonlyArray1<u32>>().map_err(|_| {
+                bad(format!(
+                    "lookup: expected a 1-D uint32 array of IPv4 addresses (got {})",
+                    dtype()
+                ))
+            })?)
+        };
+        let a2 = if v6 {
+            let a = addrs.extract::<PyReadonlyArray2<u64>>().map_err(|_| {
+                bad(format!(
+                    "lookup: expected a uint64 array of shape (n, 2) of IPv6 addresses (got {})",
+                    dtype()
+                ))
+            })?;
+            if a.shape()[1] != 2 {
+                return Err(bad(format!(
+                    "lookup: IPv6 addresses must have shape (n, 2), got {:?}",
+                    a.shape()
+                )));
             }
-            Table::V6(t) => {
-                let a: PyReadonlyArray2<u64> = addrs.extract().map_err(|_| {
-                    bad(format!(
-                        "lookup: expected a uint64 array of shape (n, 2) of IPv6 addresses (got {})",
-                        dtype()
-                    ))
-                })?;
-                if a.shape()[1] != 2 {
+            Some(a)
+        } else {
+            None
+        };
+        let v4: &[u32] = match &a1 {
+            Some(a) => a.as_slice().map_err(|_| contiguous())?,
+            None => &[],
+        };
+        let s: &[u64] = match &a2 {
+            Some(a) => a.as_slice().map_err(|_| contiguous())?,
+            None => &[],
+        };
+        let n = if v6 { s.len() / 2 } else { v4.len() };
+        let arr = match out {
+            Some(o) => {
+                if o.len() != n {
                     return Err(bad(format!(
-                        "lookup: IPv6 addresses must have shape (n, 2), got {:?}",
-                        a.shape()
+                        "lookup: out has {} elements for {n} addresses",
+                        o.len()
                     )));
                 }
-                let s = a
-                    .as_slice()
-                    .map_err(|_| bad("lookup: the address array must be contiguous".into()))?;
-                py.detach(|| {
-                    let mut out = vec![0u32; s.len() / 2];
-                    lookup_all(t.as_ref(), &mut out, |i, b| {
-                        for (j, x) in b.iter_mut().enumerate() {
-                            let k = 2 * (i + j);
-                            *x = ((s[k] as u128) << 64) | s[k + 1] as u128;
-                        }
-                    });
-                    out
-                })
+                o
             }
+            None => PyArray1::zeros(py, n, false),
         };
-        Ok(PyArray1::from_vec(py, out))
+        {
+            let mut w = arr
+                .try_readwrite()
+                .map_err(|_| bad("lookup: out is not writeable".into()))?;
+            let o = w
+                .as_slice_mut()
+                .map_err(|_| bad("lookup: out must be contiguous".into()))?;
+            py.detach(|| match &self.table {
+                Table::V4(t) => {
+                    lookup_all(t.as_ref(), o, |i, b| b.copy_from_slice(&v4[i..i + b.len()]))
+                }
+                Table::V6(t) => lookup_all(t.as_ref(), o, |i, b| {
+                    for (j, x) in b.iter_mut().enumerate() {
+                        let k = 2 * (i + j);
+                        *x = ((s[k] as u128) << 64) | s[k + 1] as u128;
+                    }
+                }),
+            });
+        }
+        Ok(arr)
     }
 
     /// insert(prefix, next_hop) -> int | None

@@ -63,6 +63,11 @@ def test_v4_lookup_equals_oracles():
     for algo in ALGOS:
         got = pktlab.Lpm(algo, routes=routes).lookup(addrs)
         assert np.array_equal(got, radix), algo
+    out = np.full(len(addrs), 7, dtype=np.uint32)
+    assert pktlab.Lpm("poptrie18", routes=routes).lookup(addrs, out=out) is out
+    assert np.array_equal(out, radix)
+    with pytest.raises(ValueError, match="out has 3 elements"):
+        pktlab.Lpm("radix", routes=routes).lookup(addrs, out=np.zeros(3, dtype=np.uint32))
 
 
 def test_v6_lookup_equals_oracle():
