@@ -6,7 +6,7 @@
 * ``pktlab.cache``: ``simulate`` and ``sweep`` on a trace file, a synthetic trace, a NumPy
   array or an iterator of flow keys (paper 000).
 * ``pktlab.aqm``: ``simulate`` (the dumbbell, NumPy time series) and ``study`` (paper 002's
-  figures, locally or on Ray); ``python -m pktlab.aqm study fig5 --ray ADDRESS``.
+  figures, locally or on Ray); ``python -m pktlab study fig5 --ray ADDRESS``.
 * ``pktlab.traffic``: ``Zipf(alpha, names, entries).sample(n)`` and ``zipf`` (paper 003).
 * ``pktlab.ccn``: ``simulate`` (content-store hit ratios and forwarder rate).
 * ``pktlab.sweep(fn, grid, seeds, backend="local"|"ray")``: one task per grid point.

@@ -42,17 +42,19 @@ def pmap(
     workers: Optional[int] = None,
 ) -> Tuple[List[Any], float, int]:
     """Runs ``fn(*args, **kwargs)`` for every ``(args, kwargs)`` of ``calls``; returns the
-    results in call order, the wall time in seconds and the number of parallel workers."""
+    results in call order, the wall time in seconds (without starting Ray) and the number of
+    parallel workers."""
     if backend not in BACKENDS:
         raise ValueError(f"backend {backend!r}: expected one of {', '.join(BACKENDS)}")
-    t0 = time.perf_counter()
     if backend == "local":
+        t0 = time.perf_counter()
         n = workers or os.cpu_count() or 1
         with ThreadPoolExecutor(max_workers=n) as ex:
             futs = [ex.submit(fn, *a, **k) for a, k in calls]
             out = [f.result() for f in futs]
         return out, time.perf_counter() - t0, n
     ray = ray_init(address, workers)
+    t0 = time.perf_counter()
     task = ray.remote(num_cpus=1)(_apply)
     f = ray.put(fn)
     refs = [task.remote(f, *a, **k) for a, k in calls]

@@ -4,7 +4,7 @@
 NumPy columns (``flows["goodput_mbps"]``, …) and the queue/cwnd time series as NumPy arrays.
 ``study(name, backend="local"|"ray", address=None, out=None, **kw)`` runs a figure's sweep,
 one task per (point, seed): on local threads or as Ray tasks, with identical results.
-``python -m pktlab.aqm study fig5 --ray ADDRESS`` (or ``pktlab-study``) is the command line.
+``python -m pktlab study fig5 --ray ADDRESS`` (or ``pktlab-study study …``) is the command line.
 """
 
 import argparse
@@ -98,10 +98,10 @@ def _ints(s):
 
 
 def main(argv=None) -> int:
-    """``python -m pktlab.aqm study FIG [--ray ADDRESS] …``: ``pktlab aqm study`` with the
+    """``python -m pktlab study FIG [--ray ADDRESS] …``: ``pktlab aqm study`` with the
     runs on a Ray cluster (``--ray auto``, ``--ray ray://head:10001``; ``--ray local``
     starts one here) or on local threads (no ``--ray``)."""
-    p = argparse.ArgumentParser(prog="python -m pktlab.aqm", description=main.__doc__)
+    p = argparse.ArgumentParser(prog="python -m pktlab", description=main.__doc__)
     sub = p.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("study", help="a figure of paper 002 (fig2, fig5, fig6, fig7, fig8)")
     s.add_argument("fig")
@@ -134,9 +134,12 @@ def main(argv=None) -> int:
     if a.json:
         print(json.dumps(_nan_to_none(r)))
     else:
-        print(f"{'aqm':<9} {'B':>6} {'conns':>5} {'reno_Mb/s':>9} {'vegas_Mb/s':>10} {'jain':>6}")
+        print(f"{'aqm':<9} {'B':>6} {'m':>6} {'a':>4} {'conns':>5} {'tau_vx':>6} {'reno_Mb/s':>9} "
+              f"{'vegas_Mb/s':>10} {'jain':>6}")
         for row in r["rows"]:
-            print(f"{row['aqm']:<9} {row['buffer']:>6} {row['conns']:>5} {row['reno_mbps']['mean']:>9.3f} "
+            a_ = "-" if row["a"] is None else f"{row['a']:g}"
+            print(f"{row['aqm']:<9} {row['buffer']:>6} {row['m']:>6} {a_:>4} {row['conns']:>5} "
+                  f"{row['vegas_delay_ms']:>6g} {row['reno_mbps']['mean']:>9.3f} "
                   f"{row['vegas_mbps']['mean']:>10.3f} {row['jain']['mean']:>6.3f}")
     return 0
 
