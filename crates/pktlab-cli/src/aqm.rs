@@ -216,6 +216,7 @@ fn sim(a: SimArgs) -> Result<i32> {
         vegas_loss: a.vegas_loss.clone(),
         series: a.series.clone(),
         sample_ms: a.sample_ms,
+        keep_series: false,
         zombie: a.zombie.params(),
     };
     let r = aqm::sim(&cfg, &Bars::new())?;

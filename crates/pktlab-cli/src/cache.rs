@@ -177,6 +177,7 @@ impl TraceArgs {
             seed: self.seed,
             flow_rate: self.flow_rate,
             flowstats: self.flowstats.clone(),
+            memory: None,
         }
     }
 }

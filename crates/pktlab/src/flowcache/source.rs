@@ -1,5 +1,6 @@
 //! Trace sources for the simulator (paper 000, §5.1 "Flow Extractor"): a pcap/pcapng capture,
-//! a compact trace ([`crate::io::compact`]) or the AGH-calibrated synthetic generator, all
+//! a compact trace ([`crate::io::compact`]), the AGH-calibrated synthetic generator or a trace
+//! held in memory ([`MemoryTrace`], e.g. flow keys handed over from Python), all
 //! streamed in chunks of [`TracePacket`]s with dense flow ids and precomputed set-index hashes.
 //!
 //! Memory: one chunk of packets plus one entry per distinct flow (the 5-tuple → id map; the
@@ -15,6 +16,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::io::BufRead;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// One packet as the simulator sees it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -38,6 +40,92 @@ pub enum TraceSource {
     Compact(PathBuf),
     /// The synthetic generator.
     Synthetic(SynthConfig),
+    /// Packets held in memory.
+    Memory(Arc<MemoryTrace>),
+}
+
+/// A trace held in memory: one timestamp and one dense flow id per packet, one 5-tuple per
+/// flow (ids in order of first appearance, as for a capture).
+pub struct MemoryTrace {
+    name: String,
+    ts_ns: Vec<u64>,
+    flow: Vec<u32>,
+    keys: Vec<FlowKey>,
+    hashes: Vec<(u32, u32)>,
+}
+
+impl std::fmt::Debug for MemoryTrace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "MemoryTrace({}: {} packets, {} flows)",
+            self.name,
+            self.flow.len(),
+            self.keys.len()
+        )
+    }
+}
+
+impl MemoryTrace {
+    /// Builds a trace from the flow key of every packet. `ts_ns` gives each packet's
+    /// timestamp (it must have one per key and never decrease); without it packets are
+    /// `interval_ns` apart from time 0. `name` appears in reports.
+    pub fn new(
+        name: &str,
+        keys: impl IntoIterator<Item = FlowKey>,
+        ts_ns: Option<Vec<u64>>,
+        interval_ns: u64,
+    ) -> Result<MemoryTrace, String> {
+        let mut ids: HashMap<FlowKey, u32, BuildHasherDefault<FlowHasher>> = HashMap::default();
+        let mut t = MemoryTrace {
+            name: name.to_string(),
+            ts_ns: Vec::new(),
+            flow: Vec::new(),
+            keys: Vec::new(),
+            hashes: Vec::new(),
+        };
+        for k in keys {
+            let next = t.keys.len() as u32;
+            let id = *ids.entry(k).or_insert(next);
+            if id == next {
+                t.keys.push(k);
+                t.hashes.push(hashes_of(&k));
+            }
+            t.flow.push(id);
+        }
+        t.ts_ns = match ts_ns {
+            Some(ts) => {
+                if ts.len() != t.flow.len() {
+                    return Err(format!(
+                        "{name}: {} timestamps for {} packets",
+                        ts.len(),
+                        t.flow.len()
+                    ));
+                }
+                if let Some(i) = ts.windows(2).position(|w| w[1] < w[0]) {
+                    return Err(format!(
+                        "{name}: packet {}: timestamp {} is before the previous one ({})",
+                        i + 1,
+                        ts[i + 1],
+                        ts[i]
+                    ));
+                }
+                ts
+            }
+            None => (0..t.flow.len() as u64).map(|i| i * interval_ns).collect(),
+        };
+        Ok(t)
+    }
+
+    /// Packets.
+    pub fn len(&self) -> usize {
+        self.flow.len()
+    }
+
+    /// True when the trace has no packet.
+    pub fn is_empty(&self) -> bool {
+        self.flow.is_empty()
+    }
 }
 
 /// Counts of a finished (or partial) pass over a source.
@@ -98,6 +186,11 @@ enum Inner {
         g: SynthTrace,
         hashes: Vec<(u32, u32)>,
     },
+    Memory {
+        t: Arc<MemoryTrace>,
+        pos: usize,
+        seen: usize,
+    },
 }
 
 /// An open pass over a [`TraceSource`].
@@ -112,6 +205,7 @@ impl TraceSource {
         match self {
             TraceSource::Pcap(p) | TraceSource::Compact(p) => p.display().to_string(),
             TraceSource::Synthetic(c) => format!("synthetic:{}:seed{}", c.packets, c.seed),
+            TraceSource::Memory(t) => t.name.clone(),
         }
     }
 
@@ -122,6 +216,11 @@ impl TraceSource {
             TraceSource::Synthetic(c) => Inner::Synth {
                 g: SynthTrace::new(c.clone()),
                 hashes: Vec::new(),
+            },
+            TraceSource::Memory(t) => Inner::Memory {
+                t: t.clone(),
+                pos: 0,
+                seen: 0,
             },
             TraceSource::Pcap(p) | TraceSource::Compact(p) => {
                 let mut rd = open_maybe_compressed(p)?;
@@ -187,6 +286,13 @@ impl TraceStream {
                 }
                 Some((t, id, hashes[id as usize]))
             }
+            Inner::Memory { t, pos, seen } => {
+                let i = *pos;
+                let id = *t.flow.get(i)?;
+                *pos += 1;
+                *seen = (*seen).max(id as usize + 1);
+                Some((t.ts_ns[i], id, t.hashes[id as usize]))
+            }
             Inner::Compact { rd, hashes } => {
                 let (t, id) = rd.next_packet()?;
                 if id as usize == hashes.len() {
@@ -219,6 +325,7 @@ impl TraceStream {
             Inner::Synth { g, hashes } => ((id as usize) < hashes.len()).then(|| g.key(id)),
             Inner::Compact { rd, .. } => rd.key(id).copied(),
             Inner::Pcap { keys, .. } => keys.get(id as usize).copied(),
+            Inner::Memory { t, seen, .. } => ((id as usize) < *seen).then(|| t.keys[id as usize]),
         }
     }
 
@@ -229,6 +336,7 @@ impl TraceStream {
             Inner::Synth { hashes, .. } | Inner::Compact { hashes, .. } => {
                 r.flows = hashes.len() as u64
             }
+            Inner::Memory { seen, .. } => r.flows = *seen as u64,
             Inner::Pcap { rd, keys, .. } => {
                 r.flows = keys.len() as u64;
                 let PacketReport {
@@ -267,4 +375,45 @@ pub fn next_uses(src: &TraceSource, chunk: usize) -> Result<Vec<u32>, IoError> {
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(i: u8) -> FlowKey {
+        FlowKey::v4([10, 0, 0, i], [10, 0, 1, 1], 1000 + i as u16, 80, 6)
+    }
+
+    #[test]
+    fn memory_trace_assigns_dense_ids_and_streams_in_order() {
+        let keys = [1, 2, 1, 3, 2, 1].map(key);
+        let t = MemoryTrace::new("mem", keys, None, 10).unwrap();
+        let src = TraceSource::Memory(Arc::new(t));
+        let mut s = src.open().unwrap();
+        let mut buf = Vec::new();
+        assert!(s.fill(&mut buf, 4));
+        let ids: Vec<u32> = buf.iter().map(|p| p.flow).collect();
+        assert_eq!(ids, [0, 1, 0, 2]);
+        assert_eq!(buf[3].ts_ns, 30);
+        assert_eq!(buf[1].crc, key(2).crc32());
+        assert_eq!(s.key(2), Some(key(3)));
+        assert!(s.fill(&mut buf, 4));
+        assert_eq!(buf.len(), 2);
+        assert!(!s.fill(&mut buf, 4));
+        let r = s.report();
+        assert_eq!((r.packets, r.flows, r.path.as_str()), (6, 3, "mem"));
+        assert_eq!(
+            next_uses(&src, 2).unwrap(),
+            [2, 4, 5, u32::MAX, u32::MAX, u32::MAX]
+        );
+    }
+
+    #[test]
+    fn memory_trace_rejects_bad_timestamps() {
+        let e = MemoryTrace::new("x", [1, 2, 3].map(key), Some(vec![5, 4, 6]), 1).unwrap_err();
+        assert_eq!(e, "x: packet 1: timestamp 4 is before the previous one (5)");
+        let e = MemoryTrace::new("x", [1, 2].map(key), Some(vec![5]), 1).unwrap_err();
+        assert_eq!(e, "x: 1 timestamps for 2 packets");
+    }
 }

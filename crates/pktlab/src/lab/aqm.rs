@@ -5,7 +5,7 @@
 
 use super::{median, Error, Progress, Result};
 use crate::aqm::{AqmParamSet, AqmSpec, FlowKey, RedParams, SredParams, ZlRedParams};
-use crate::netsim::scenarios::dumbbell::{run, DumbbellConfig, DumbbellResult};
+use crate::netsim::scenarios::dumbbell::{run, DumbbellConfig, DumbbellResult, Series};
 use crate::netsim::tcp::{TcpConfig, VegasLoss};
 use crate::netsim::{secs, MS};
 use rayon::prelude::*;
@@ -154,6 +154,9 @@ pub struct AqmSimConfig {
     pub series: Option<String>,
     /// Sampling interval of the series, ms.
     pub sample_ms: f64,
+    /// Keep the time series in memory ([`RunResult::series`]) instead of (or as well as)
+    /// writing it to `series`.
+    pub keep_series: bool,
     /// SRED/ZL-RED parameters.
     pub zombie: ZombieParams,
 }
@@ -194,6 +197,7 @@ impl Default for AqmSimConfig {
             vegas_loss: "quarter".into(),
             series: None,
             sample_ms: 10.0,
+            keep_series: false,
             zombie: ZombieParams::default(),
         }
     }
@@ -254,9 +258,10 @@ impl AqmSimConfig {
             ..TcpConfig::default()
         };
         let buffer = u32::try_from(a.buffer).map_err(|_| Error::param("--buffer too large"))?;
-        let sample_every = match &a.series {
-            Some(_) => Some(ms("sample-ms", positive("sample-ms", a.sample_ms)?)?),
-            None => None,
+        let sample_every = if a.series.is_some() || a.keep_series {
+            Some(ms("sample-ms", positive("sample-ms", a.sample_ms)?)?)
+        } else {
+            None
         };
         let cfg = DumbbellConfig {
             reno: a.reno,
@@ -551,7 +556,7 @@ pub struct FlowInfo {
 }
 
 /// Aggregates of a run (over the measurement window).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[allow(missing_docs)] // mirrors netsim's DumbbellResult
 pub struct Summary {
     pub reno_mbps: f64,
@@ -622,6 +627,10 @@ pub struct RunResult {
     pub flows: Vec<FlowInfo>,
     /// Aggregates.
     pub summary: Summary,
+    /// The queue and cwnd time series, when [`AqmSimConfig::keep_series`] was set (not part
+    /// of the JSON form).
+    #[serde(skip)]
+    pub series: Option<Series>,
 }
 
 impl RunResult {
@@ -646,6 +655,7 @@ impl RunResult {
                 })
                 .collect(),
             summary: Summary::of(r),
+            series: None,
         }
     }
 }
@@ -718,7 +728,11 @@ pub fn sim(cfg: &AqmSimConfig, p: &dyn Progress) -> Result<AqmSimResult> {
                 p.note(&format!("wrote {w}"));
             }
         }
-        runs.push(RunResult::of(&dc, &r, wall));
+        let mut rr = RunResult::of(&dc, &r, wall);
+        if cfg.keep_series {
+            rr.series = r.series;
+        }
+        runs.push(rr);
     }
     Ok(AqmSimResult { runs })
 }
@@ -1009,7 +1023,7 @@ impl StudyRow {
 }
 
 /// One run of a study.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct StudyRun {
     /// Index of its point in `rows`.
     pub point: usize,
@@ -1050,25 +1064,151 @@ pub struct StudyResult {
     pub runs: Vec<StudyRun>,
 }
 
+/// A study's runs, planned: its points and one job per (point, seed), each with the
+/// simulator's configuration. [`study`] runs the jobs on a thread pool; a distributed runner
+/// (the Python package's Ray backend) plans the same study on every worker, runs job `k`
+/// there with [`StudyPlan::run`] and hands the runs back to [`StudyPlan::collect`], which
+/// gives exactly the result of [`study`] (but for the wall times).
+pub struct StudyPlan {
+    cfg: StudyConfig,
+    points: Vec<Point>,
+    jobs: Vec<(usize, u64, DumbbellConfig)>,
+}
+
+impl StudyPlan {
+    /// Checks `cfg` and lists its points and jobs (points in sweep order, seeds inner).
+    pub fn new(cfg: &StudyConfig) -> Result<StudyPlan> {
+        let mut ps = AqmParamSet {
+            red: RedParams::default(),
+            ..AqmParamSet::default()
+        };
+        cfg.zombie.apply(&mut ps)?;
+        if cfg.seeds == 0 {
+            return Err(Error::param("--seeds must be at least 1"));
+        }
+        let points = points(cfg, &ps)?;
+        let mut jobs = Vec::new();
+        for (i, pt) in points.iter().enumerate() {
+            for s in 0..cfg.seeds {
+                let seed = cfg.seed.wrapping_add(s);
+                jobs.push((i, seed, study_run_config(cfg, pt, seed)?));
+            }
+        }
+        Ok(StudyPlan {
+            cfg: cfg.clone(),
+            points,
+            jobs,
+        })
+    }
+
+    /// Number of jobs (simulation runs).
+    pub fn len(&self) -> usize {
+        self.jobs.len()
+    }
+
+    /// True if the study has no run.
+    pub fn is_empty(&self) -> bool {
+        self.jobs.is_empty()
+    }
+
+    /// Number of points (rows of the result).
+    pub fn points(&self) -> usize {
+        self.points.len()
+    }
+
+    /// Runs job `k` (0-based, `k < len()`).
+    pub fn run(&self, k: usize) -> Result<StudyRun> {
+        let (i, seed, dc) = self.jobs.get(k).ok_or_else(|| {
+            Error::param(format!(
+                "study job {k} out of range (the study has {} runs)",
+                self.jobs.len()
+            ))
+        })?;
+        let t = Instant::now();
+        let r = run(dc).map_err(Error::Param)?;
+        Ok(StudyRun {
+            point: *i,
+            seed: *seed,
+            run: Summary::of(&r),
+            wall_s: t.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// Aggregates the runs of every job, in job order, into the study's result; `threads`
+    /// and `wall_s` describe how they were run.
+    pub fn collect(&self, runs: Vec<StudyRun>, threads: usize, wall_s: f64) -> Result<StudyResult> {
+        if runs.len() != self.jobs.len()
+            || runs
+                .iter()
+                .zip(&self.jobs)
+                .any(|(r, j)| (r.point, r.seed) != (j.0, j.1))
+        {
+            return Err(Error::param(format!(
+                "study {}: the {} runs given do not match the plan's {} jobs",
+                self.cfg.fig,
+                runs.len(),
+                self.jobs.len()
+            )));
+        }
+        let cfg = &self.cfg;
+        let mut rows = Vec::new();
+        for (i, pt) in self.points.iter().enumerate() {
+            let rs: Vec<&Summary> = runs
+                .iter()
+                .filter(|r| r.point == i)
+                .map(|r| &r.run)
+                .collect();
+            let stat = |k: &str| {
+                let v: Vec<f64> = rs
+                    .iter()
+                    .map(|r| r.metric(k))
+                    .filter(|x| x.is_finite())
+                    .collect();
+                Stat::of(&v)
+            };
+            rows.push(StudyRow {
+                aqm: pt.aqm.clone(),
+                buffer: pt.buffer,
+                m: pt.m,
+                a: pt.a.is_finite().then_some(pt.a),
+                conns: pt.reno + pt.vegas,
+                reno: pt.reno,
+                vegas: pt.vegas,
+                vegas_delay_ms: pt.vegas_delay_ms,
+                seeds: rs.len(),
+                reno_mbps: stat("reno_mbps"),
+                vegas_mbps: stat("vegas_mbps"),
+                vegas_share: stat("vegas_share"),
+                jain: stat("jain"),
+                loss_rate: stat("loss_rate"),
+                reno_loss_rate: stat("reno_loss_rate"),
+                vegas_loss_rate: stat("vegas_loss_rate"),
+                utilization: stat("utilization"),
+                mean_queue_pkts: stat("mean_queue_pkts"),
+                flow_estimate: stat("flow_estimate"),
+            });
+        }
+        Ok(StudyResult {
+            study: cfg.fig.clone(),
+            paper: "002 Kurata, Hasegawa & Murata (ZL-RED)",
+            duration_s: cfg.duration,
+            warmup_s: cfg.warmup,
+            seeds: cfg.seeds,
+            first_seed: cfg.seed,
+            threads,
+            runs_total: runs.len(),
+            wall_s,
+            config_example: self.jobs.first().map(|j| RunConfigInfo::of(&j.2)),
+            rows,
+            runs,
+        })
+    }
+}
+
 /// Runs a figure of paper 002 as a sweep over its points × `cfg.seeds` seeds, in parallel
 /// on `cfg.threads` threads (rayon); each point is aggregated into mean/min/max per metric.
 pub fn study(cfg: &StudyConfig, p: &dyn Progress) -> Result<StudyResult> {
-    let mut ps = AqmParamSet {
-        red: RedParams::default(),
-        ..AqmParamSet::default()
-    };
-    cfg.zombie.apply(&mut ps)?;
-    if cfg.seeds == 0 {
-        return Err(Error::param("--seeds must be at least 1"));
-    }
-    let pts = points(cfg, &ps)?;
-    let mut jobs = Vec::new();
-    for (i, pt) in pts.iter().enumerate() {
-        for s in 0..cfg.seeds {
-            let seed = cfg.seed.wrapping_add(s);
-            jobs.push((i, seed, study_run_config(cfg, pt, seed)?));
-        }
-    }
+    let plan = StudyPlan::new(cfg)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(cfg.threads.unwrap_or(0))
         .build()
@@ -1076,91 +1216,28 @@ pub fn study(cfg: &StudyConfig, p: &dyn Progress) -> Result<StudyResult> {
     p.note(&format!(
         "aqm study {}: {} points × {} seeds = {} runs of {} s on {} threads…",
         cfg.fig,
-        pts.len(),
+        plan.points(),
         cfg.seeds,
-        jobs.len(),
+        plan.len(),
         cfg.duration,
         pool.current_num_threads()
     ));
     let done = AtomicUsize::new(0);
-    let total = jobs.len();
     let t0 = Instant::now();
-    p.start(&format!("{} runs", cfg.fig), Some(total as u64));
-    let results: Vec<(usize, u64, RunResult)> = pool.install(|| {
-        jobs.par_iter()
-            .map(|(i, seed, dc)| {
-                let t = Instant::now();
-                let r = run(dc).map_err(Error::Param)?;
-                let wall = t.elapsed().as_secs_f64();
+    p.start(&format!("{} runs", cfg.fig), Some(plan.len() as u64));
+    let runs: Vec<StudyRun> = pool.install(|| {
+        (0..plan.len())
+            .into_par_iter()
+            .map(|k| {
+                let r = plan.run(k)?;
                 let k = done.fetch_add(1, Ordering::Relaxed) + 1;
                 p.set(k as u64);
-                Ok((*i, *seed, RunResult::of(dc, &r, wall)))
+                Ok(r)
             })
             .collect::<Result<Vec<_>>>()
     })?;
     p.finish();
-    let wall = t0.elapsed().as_secs_f64();
-    let mut rows = Vec::new();
-    for (i, pt) in pts.iter().enumerate() {
-        let rs: Vec<&Summary> = results
-            .iter()
-            .filter(|r| r.0 == i)
-            .map(|r| &r.2.summary)
-            .collect();
-        let stat = |k: &str| {
-            let v: Vec<f64> = rs
-                .iter()
-                .map(|r| r.metric(k))
-                .filter(|x| x.is_finite())
-                .collect();
-            Stat::of(&v)
-        };
-        rows.push(StudyRow {
-            aqm: pt.aqm.clone(),
-            buffer: pt.buffer,
-            m: pt.m,
-            a: pt.a.is_finite().then_some(pt.a),
-            conns: pt.reno + pt.vegas,
-            reno: pt.reno,
-            vegas: pt.vegas,
-            vegas_delay_ms: pt.vegas_delay_ms,
-            seeds: rs.len(),
-            reno_mbps: stat("reno_mbps"),
-            vegas_mbps: stat("vegas_mbps"),
-            vegas_share: stat("vegas_share"),
-            jain: stat("jain"),
-            loss_rate: stat("loss_rate"),
-            reno_loss_rate: stat("reno_loss_rate"),
-            vegas_loss_rate: stat("vegas_loss_rate"),
-            utilization: stat("utilization"),
-            mean_queue_pkts: stat("mean_queue_pkts"),
-            flow_estimate: stat("flow_estimate"),
-        });
-    }
-    let config_example = results.first().map(|r| r.2.config.clone());
-    let runs = results
-        .into_iter()
-        .map(|(i, seed, r)| StudyRun {
-            point: i,
-            seed,
-            run: r.summary,
-            wall_s: r.wall_s,
-        })
-        .collect();
-    Ok(StudyResult {
-        study: cfg.fig.clone(),
-        paper: "002 Kurata, Hasegawa & Murata (ZL-RED)",
-        duration_s: cfg.duration,
-        warmup_s: cfg.warmup,
-        seeds: cfg.seeds,
-        first_seed: cfg.seed,
-        threads: pool.current_num_threads(),
-        runs_total: total,
-        wall_s: wall,
-        config_example,
-        rows,
-        runs,
-    })
+    plan.collect(runs, pool.current_num_threads(), t0.elapsed().as_secs_f64())
 }
 
 impl StudyResult {

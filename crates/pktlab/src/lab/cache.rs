@@ -4,7 +4,7 @@
 //! ([`convert`]).
 
 use super::{Error, Progress, Result};
-use crate::flowcache::source::{next_uses, SourceReport};
+use crate::flowcache::source::{next_uses, MemoryTrace, SourceReport};
 use crate::flowcache::{
     min_ways, policy_ways, AnySim, DelayModel, SetIndex, SimConfig, TracePacket, TraceSource,
     PAPER_POLICIES, POLICY_NAMES,
@@ -13,6 +13,7 @@ use crate::io::compact::{CompactWriter, PcapExport};
 use crate::traffic::{LengthHist, SynthConfig};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Where packets come from.
@@ -29,6 +30,10 @@ pub struct TraceSpec {
     pub flow_rate: Option<f64>,
     /// Flow-length histogram CSV for the synthetic trace (default: embedded AGH bins).
     pub flowstats: Option<PathBuf>,
+    /// Packets held in memory (set by library callers such as the Python binding); when
+    /// present it replaces `trace`.
+    #[serde(skip)]
+    pub memory: Option<Arc<MemoryTrace>>,
 }
 
 impl Default for TraceSpec {
@@ -39,6 +44,7 @@ impl Default for TraceSpec {
             seed: 1,
             flow_rate: None,
             flowstats: None,
+            memory: None,
         }
     }
 }
@@ -46,7 +52,9 @@ impl Default for TraceSpec {
 impl TraceSpec {
     /// The packet source this spec describes.
     pub fn source(&self) -> Result<TraceSource> {
-        if self.trace == "synthetic" {
+        if let Some(m) = &self.memory {
+            Ok(TraceSource::Memory(m.clone()))
+        } else if self.trace == "synthetic" {
             let lengths = match &self.flowstats {
                 Some(p) => LengthHist::from_csv(p)?,
                 None => LengthHist::agh(),
@@ -378,6 +386,7 @@ fn drive(
     let mut s = src.open()?;
     let total = match src {
         TraceSource::Synthetic(c) => Some(c.packets),
+        TraceSource::Memory(t) => Some(t.len() as u64),
         _ => None,
     };
     p.start(&format!("simulating {} caches", runs.len()), total);

@@ -1,0 +1,86 @@
+"""Packet processing cache simulation (paper 000, Hit Priority Cache).
+
+``trace`` is a capture or compact trace path, ``"synthetic"`` (the AGH-calibrated generator,
+``packets``/``seed``/``flow_rate`` apply), a NumPy array of flow keys (``uint64``, one per
+packet, opaque) or of IPv4 5-tuples (``uint64`` of shape (n, 5): src, dst, sport, dport,
+proto), or an iterator of either (ints or 5-tuples). In-memory packets are ``interval_ns``
+apart unless ``timestamps`` (``uint64`` ns, non-decreasing) are given."""
+
+import os
+from typing import Any, Dict, Optional, Tuple
+
+import numpy as np
+
+from . import _pktlab
+from ._config import build
+
+
+def _trace(trace) -> Tuple[Optional[str], Optional[np.ndarray]]:
+    if isinstance(trace, (str, os.PathLike)):
+        return os.fspath(trace), None
+    if isinstance(trace, np.ndarray):
+        if trace.ndim == 2:
+            return None, np.ascontiguousarray(trace, dtype=np.uint64)
+        return None, np.ascontiguousarray(trace.astype(np.uint64, copy=False).ravel())
+    try:
+        items = list(trace)
+    except TypeError:
+        raise ValueError(
+            f"trace: expected a path, a NumPy array or an iterator of flow keys, got {type(trace).__name__}"
+        ) from None
+    if not items:
+        raise ValueError("trace: no packets")
+    if isinstance(items[0], (tuple, list)):
+        return None, np.array(items, dtype=np.uint64).reshape(len(items), -1)
+    return None, np.fromiter(items, dtype=np.uint64, count=len(items))
+
+
+def _call(name: str, trace, timing: bool, timestamps, interval_ns: int, policy, kw) -> Dict[str, Any]:
+    path, keys = _trace(trace)
+    if isinstance(policy, (list, tuple)):
+        policy = ",".join(policy)
+    if path is not None:
+        kw["trace"] = path
+    cfg = build(name, policy=policy, no_timing=not timing, **kw)
+    ts = None if timestamps is None else np.ascontiguousarray(timestamps, dtype=np.uint64)
+    if ts is not None and keys is None:
+        raise ValueError("timestamps: only for in-memory traces (a NumPy array or an iterator)")
+    return _pktlab.cache_run(name.split(".")[1], cfg, keys, ts, interval_ns)
+
+
+def simulate(
+    trace="synthetic",
+    policy="lru,slru,hpc1,hpc2,hpc4,hpc8,hpc16",
+    entries: int = 1024,
+    ways: Optional[int] = None,
+    timing: bool = True,
+    timestamps=None,
+    interval_ns: int = 100,
+    **kw,
+) -> Dict[str, Any]:
+    """``pktlab cache sim``: every policy (a comma-separated string or a list; ``paper``,
+    ``all``) with ``entries`` entries and ``ways`` ways (None: the policy's own) on one
+    pass over ``trace``; ``timing=False`` drops the PE/CMT timing model. Other keys as
+    ``pktlab.defaults("cache.sim")`` (packets, seed, pes, lookup_ns, index, …)."""
+    return _call("cache.sim", trace, timing, timestamps, interval_ns, policy,
+                 dict(kw, entries=entries, ways=ways))
+
+
+def sweep(
+    trace="synthetic",
+    policy="lru,slru,hpc1,hpc2,hpc4,hpc8,hpc16",
+    min_bytes: int = 1024,
+    max_bytes: int = 1 << 20,
+    entry_bytes: int = 32,
+    timing: bool = True,
+    timestamps=None,
+    interval_ns: int = 100,
+    **kw,
+) -> Dict[str, Any]:
+    """``pktlab cache sweep``: the miss rate of every policy at cache sizes doubling from
+    ``min_bytes`` to ``max_bytes`` (paper 000 fig. 2), all on one pass over ``trace``."""
+    return _call("cache.sweep", trace, timing, timestamps, interval_ns, policy,
+                 dict(kw, min_bytes=min_bytes, max_bytes=max_bytes, entry_bytes=entry_bytes))
+
+
+__all__ = ["simulate", "sweep"]
