@@ -3,7 +3,7 @@
 use crate::size::parse_size;
 use anyhow::{anyhow, Result};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use crate::progress::Bars;
 use pktlab::io::{DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES};
 use pktlab::lab::forward::{forward, ForwardConfig, TableSpec};
 use std::path::PathBuf;
@@ -127,19 +127,7 @@ pub fn run(a: ForwardArgs) -> Result<i32> {
         pool_cache: size("pool-cache", &a.pool_cache)? as usize,
         ..ForwardConfig::default()
     };
-    let pb = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    pb.set_style(
-        ProgressStyle::with_template("forward [{bar:40}] {pos}/{len} packets {msg}")
-            .expect("template")
-            .progress_chars("=> "),
-    );
-    let r = forward(&cfg, &|p| {
-        pb.set_length(p.total);
-        pb.set_position(p.done);
-        pb.set_message(format!("{:.1} s", p.seconds));
-    })
-    .map_err(|e| anyhow!(e))?;
-    pb.finish_and_clear();
+    let r = forward(&cfg, &Bars::new())?;
     if a.json {
         println!("{}", serde_json::to_string(&r)?);
         return Ok(0);

@@ -13,6 +13,7 @@ mod forward;
 mod gen;
 mod lpm;
 mod progress;
+mod reproduce;
 mod size;
 
 use clap::{Parser, Subcommand};
@@ -47,6 +48,9 @@ enum Cmd {
     Ccn(ccn::CcnCmd),
     /// Forward packets through the batched data plane (paper 001 message buffers + cache + Poptrie + AQM).
     Forward(forward::ForwardArgs),
+    /// Run every paper's experiments and write an HTML report beside the published numbers
+    /// (report/index.html, results.json, one CSV per figure).
+    Reproduce(reproduce::ReproduceArgs),
 }
 
 fn main() {
@@ -59,6 +63,7 @@ fn main() {
         Cmd::Gen(c) => gen::run(c),
         Cmd::Ccn(c) => ccn::run(c),
         Cmd::Forward(a) => forward::run(a),
+        Cmd::Reproduce(a) => reproduce::run(a),
     };
     match res {
         Ok(code) => std::process::exit(code),

@@ -22,6 +22,7 @@ use crate::pipeline::worker::{Tables, Worker, WorkerParts};
 use crate::pipeline::{Counters, Stages};
 use crate::port::mem::{load_pcap, load_synthetic, LoadReport, MemFrames};
 use crate::port::{AnyRx, AnyTx, CaptureTx, MemRx, NullRx, NullTx, RxSpec, TxSpec};
+use super::{Error, Progress, Result};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -215,17 +216,6 @@ pub struct ForwardResult {
     pub load: Option<f64>,
 }
 
-/// A progress report (sent about every 0.2 s while forwarding).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ForwardProgress {
-    /// Packets received so far.
-    pub done: u64,
-    /// Packets the run will receive.
-    pub total: u64,
-    /// Seconds since the start.
-    pub seconds: f64,
-}
-
 fn load_avg() -> Option<f64> {
     std::fs::read_to_string("/proc/loadavg")
         .ok()?
@@ -344,14 +334,13 @@ fn validate(cfg: &ForwardConfig) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs the data plane as `cfg` says and reports. `progress` is called from the calling
-/// thread about every 0.2 s while the workers run.
-pub fn forward(
-    cfg: &ForwardConfig,
-    progress: &(dyn Fn(&ForwardProgress) + Sync),
-) -> Result<ForwardResult, String> {
-    validate(cfg)?;
-    match (cfg.meta, cfg.meta_bytes) {
+/// Runs the data plane as `cfg` says and reports. Progress: one step (`forward`, packets
+/// received out of the run's total), updated from the calling thread about every 0.2 s while
+/// the workers run. Bad parameters are [`Error::Param`]s naming the flag; a file that cannot be
+/// read or written, or a worker that fails, is an [`Error::Run`] naming it.
+pub fn forward(cfg: &ForwardConfig, progress: &dyn Progress) -> Result<ForwardResult> {
+    validate(cfg).map_err(Error::Param)?;
+    let r = match (cfg.meta, cfg.meta_bytes) {
         (MetaKind::Dpdk, _) => run::<Dpdk>(cfg, progress),
         (MetaKind::CompactAlloc, 0) => run::<CompactAlloc<0>>(cfg, progress),
         (MetaKind::CompactAlloc, 2) => run::<CompactAlloc<2>>(cfg, progress),
@@ -367,13 +356,11 @@ pub fn forward(
         (MetaKind::CompactConst, 16) => run::<CompactConst<16>>(cfg, progress),
         (MetaKind::CompactConst, 32) => run::<CompactConst<32>>(cfg, progress),
         (MetaKind::CompactConst, _) => run::<CompactConst<64>>(cfg, progress),
-    }
+    };
+    r.map_err(Error::Run)
 }
 
-fn run<L: Layout>(
-    cfg: &ForwardConfig,
-    progress: &(dyn Fn(&ForwardProgress) + Sync),
-) -> Result<ForwardResult, String> {
+fn run<L: Layout>(cfg: &ForwardConfig, progress: &dyn Progress) -> Result<ForwardResult, String> {
     let t_setup = Instant::now();
     let w = cfg.workers;
     // Input.
@@ -563,15 +550,12 @@ fn run<L: Layout>(
         if upd.is_none() {
             barrier.wait();
         }
+        progress.start("forward", Some(totals));
         while finished.load(Ordering::Acquire) < w as u64 {
             std::thread::sleep(Duration::from_millis(200));
-            let done = progress_of.iter().map(|p| p.load(Ordering::Relaxed)).sum();
-            progress(&ForwardProgress {
-                done,
-                total: totals,
-                seconds: t0.elapsed().as_secs_f64(),
-            });
+            progress.set(progress_of.iter().map(|p| p.load(Ordering::Relaxed)).sum());
         }
+        progress.finish();
         stop.store(true, Ordering::Release);
         let results: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
         let upd = upd.map(|h| h.join());
@@ -672,6 +656,7 @@ fn run<L: Layout>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lab::Silent;
 
     fn small() -> ForwardConfig {
         ForwardConfig {
@@ -697,7 +682,7 @@ mod tests {
                 repeat: 2,
                 ..small()
             };
-            let r = forward(&cfg, &|_| {}).unwrap();
+            let r = forward(&cfg, &Silent).unwrap();
             let d = r.dropped;
             assert_eq!(r.packets, 40_000, "{stages:?}");
             assert_eq!(
@@ -718,18 +703,20 @@ mod tests {
                 batch: 0,
                 ..small()
             },
-            &|_| {},
+            &Silent,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("--batch"));
         let e = forward(
             &ForwardConfig {
                 meta_bytes: 8,
                 ..small()
             },
-            &|_| {},
+            &Silent,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("--meta-bytes 8"));
         assert!(!e.contains('\n'));
     }
