@@ -3,6 +3,7 @@
 //! as CSV.
 
 use crate::model::{BoxStat, Figure, Plot};
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -198,8 +199,7 @@ fn categorical<'a, 'b>(
     categories: &'a [String],
     y0: f64,
     y1: f64,
-) -> Result<ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>, String>
-{
+) -> Result<Chart<'a, 'b>, String> {
     let n = categories.len().max(1);
     let long = categories.iter().map(|c| c.chars().count()).max().unwrap_or(0);
     let rotate = long * n > 70;
@@ -237,9 +237,9 @@ fn categorical<'a, 'b>(
     Ok(chart)
 }
 
-fn legend<DB: DrawingBackend, CT: CoordTranslate>(
-    chart: &mut ChartContext<'_, DB, CT>,
-) -> DrawResult {
+type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+fn legend<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>) -> DrawResult {
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperRight)
@@ -458,7 +458,7 @@ mod tests {
         for f in &figs {
             let s = svg(f).unwrap();
             assert!(s.starts_with("<svg") && s.trim_end().ends_with("</svg>"), "{s}");
-            assert!(s.contains(">T<"), "title drawn");
+            assert!(s.contains(">\nT\n</text>"), "title drawn: {s}");
         }
         assert_eq!(csv(&figs[0]), "series,x,y\n\"a,b\",1,0.5\n\"a,b\",10,0.25\n\"a,b\",100,0\n");
         assert_eq!(csv(&figs[1]), "category,ours\nlru,0.3\nhpc4,\n");

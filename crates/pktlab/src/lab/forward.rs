@@ -510,7 +510,6 @@ fn run<L: Layout>(cfg: &ForwardConfig, progress: &dyn Progress) -> Result<Forwar
     let barrier = Barrier::new(w + 1);
     let stop = AtomicBool::new(false);
     let finished = AtomicU64::new(0);
-    let t0 = Instant::now();
     let (results, upd) = std::thread::scope(|s| {
         let handles: Vec<_> = workers
             .into_iter()
