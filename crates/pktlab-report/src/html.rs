@@ -89,10 +89,11 @@ fn badge(v: &Verdict) -> String {
 fn comparison(o: &mut String, c: &Comparison) {
     let _ = write!(
         o,
-        "<h3>{}</h3><p class=\"small\">Published: {} · metric: {}</p><table><tr><th></th><th>paper</th><th>ours</th><th>ours / paper</th></tr>",
+        "<h3>{}</h3><p class=\"small\">Reference: {} · metric: {}</p><table><tr><th></th><th>{r}</th><th>ours</th><th>ours / {r}</th></tr>",
         esc(&c.title),
         esc(&c.source),
-        esc(&c.metric)
+        esc(&c.metric),
+        r = esc(&c.reference)
     );
     for r in &c.rows {
         let _ = write!(

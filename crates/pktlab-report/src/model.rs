@@ -62,6 +62,9 @@ pub struct Comparison {
     pub title: String,
     /// Where the published numbers are (`DIGEST.md §004, variant table`).
     pub source: String,
+    /// What the reference column is: `paper` (published numbers) or a model (`Che's
+    /// approximation`) or data set the paper's claim is checked against.
+    pub reference: String,
     /// The metric and its unit (`Mlps`, `miss rate`).
     pub metric: String,
     /// Rows.
@@ -282,10 +285,19 @@ impl Comparison {
             id: id.into(),
             title: title.into(),
             source: source.into(),
+            reference: "paper".into(),
             metric: metric.into(),
             rows,
             verdict,
         }
+    }
+}
+
+impl Comparison {
+    /// Names the reference column when it is not the paper (a model, a data set).
+    pub fn against(mut self, reference: &str) -> Self {
+        self.reference = reference.into();
+        self
     }
 }
 

@@ -158,7 +158,7 @@ pub fn judge(rows: &[CmpRow], rule: Rule) -> Verdict {
                         rel_tol * 100.0
                     ),
                 }
-            } else if ordering_ok {
+            } else if ordering_ok && ranked > 0 {
                 Verdict {
                     kind: Kind::SameOrdering,
                     why: format!(
@@ -169,7 +169,11 @@ pub fn judge(rows: &[CmpRow], rule: Rule) -> Verdict {
             } else {
                 Verdict {
                     kind: Kind::Differs,
-                    why: format!("largest deviation {dev_s} at {worst}; {ordering_why}"),
+                    why: if ranked > 0 {
+                        format!("largest deviation {dev_s} at {worst} (tolerance ±{:.0}%); {ordering_why}", rel_tol * 100.0)
+                    } else {
+                        format!("deviation {dev_s} at {worst}, beyond the tolerance of ±{:.0}%", rel_tol * 100.0)
+                    },
                 }
             }
         }
@@ -247,6 +251,20 @@ mod tests {
         let v = judge(&r, Rule::Ordering { tie: 0.01 });
         assert_eq!(v.kind, Kind::SameOrdering, "{v:?}");
         assert!(v.why.contains("all 2 orderings"), "{}", v.why);
+    }
+
+    #[test]
+    fn one_value_out_of_tolerance_differs() {
+        let r = rows(&[("speed-up", 6.49, 1.5)]);
+        let v = judge(
+            &r,
+            Rule::Values {
+                rel_tol: 0.3,
+                tie: 0.0,
+            },
+        );
+        assert_eq!(v.kind, Kind::Differs, "{v:?}");
+        assert!(v.why.contains("-76.9%"), "{}", v.why);
     }
 
     #[test]

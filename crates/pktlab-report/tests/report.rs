@@ -32,7 +32,12 @@ const COMPARISONS: &[&str] = &[
     "mbuf-eivu",
 ];
 
+/// Where the test writes the report: `$PKTLAB_REPORT_TEST_OUT` if set (kept, for looking at
+/// it), else a temporary directory (removed).
 fn out_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("PKTLAB_REPORT_TEST_OUT") {
+        return PathBuf::from(d);
+    }
     let d = std::env::temp_dir().join(format!("pktlab-report-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     d
@@ -137,7 +142,9 @@ fn tiny_report_is_complete_and_self_contained() {
     // The only absolute URL allowed is the SVG namespace name (not fetched by a browser).
     let stripped = lower.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
     assert!(!stripped.contains("http://") && !stripped.contains("https://"), "absolute URL in page");
-    let _ = std::fs::remove_dir_all(&dir);
+    if std::env::var_os("PKTLAB_REPORT_TEST_OUT").is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
 
 #[test]

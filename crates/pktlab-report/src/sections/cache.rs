@@ -327,7 +327,8 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
             rel_tol: 0.05,
             tie: 0.0,
         },
-    ));
+    )
+    .against("AGH real"));
     let cdf_series = |f: fn(&pktlab::lab::cache::CdfPoint) -> f64| {
         st.length_cdf
             .iter()

@@ -61,7 +61,8 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
             rel_tol: 0.1,
             tie: 0.0,
         },
-    ));
+    )
+    .against("FIFO model"));
     let pts = |f: fn(&pktlab::lab::ccn_live::CaseStudyRow) -> f64| -> Vec<[f64; 2]> {
         with_cs.iter().map(|x| [x.cs_entries as f64, f(x)]).collect()
     };

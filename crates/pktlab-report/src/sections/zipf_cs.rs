@@ -195,7 +195,8 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
             rel_tol: 0.05,
             tie: 0.0,
         },
-    ));
+    )
+    .against("Che model"));
     let mut hs: Vec<Series> = POLICIES
         .iter()
         .map(|p| {
