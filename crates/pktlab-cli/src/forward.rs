@@ -1,9 +1,9 @@
 //! `pktlab forward`: flags → [`pktlab::lab::forward::ForwardConfig`], run, print.
 
+use crate::progress::Bars;
 use crate::size::parse_size;
 use anyhow::{anyhow, Result};
 use clap::Args;
-use crate::progress::Bars;
 use pktlab::io::{DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES};
 use pktlab::lab::forward::{forward, ForwardConfig, TableSpec};
 use std::path::PathBuf;

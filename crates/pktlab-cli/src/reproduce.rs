@@ -43,7 +43,8 @@ impl Observer for Bars2 {
     fn section_start(&self, index: usize, total: usize, def: &SectionDef) {
         self.overall.set_length(total as u64);
         self.overall.set_position(index as u64);
-        self.overall.set_message(format!("{} ({})", def.id, def.title));
+        self.overall
+            .set_message(format!("{} ({})", def.id, def.title));
     }
     fn steps(&self) -> &dyn Progress {
         &self.steps
@@ -61,14 +62,19 @@ impl Observer for Bars2 {
 
 fn counts(s: &Section) -> String {
     let v = html::verdicts(s);
-    [Kind::Reproduced, Kind::SameOrdering, Kind::Differs, Kind::NoReference]
-        .iter()
-        .filter_map(|k| {
-            let n = v.iter().filter(|x| x.kind == *k).count();
-            (n > 0).then(|| format!("{} {n}", k.label()))
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
+    [
+        Kind::Reproduced,
+        Kind::SameOrdering,
+        Kind::Differs,
+        Kind::NoReference,
+    ]
+    .iter()
+    .filter_map(|k| {
+        let n = v.iter().filter(|x| x.kind == *k).count();
+        (n > 0).then(|| format!("{} {n}", k.label()))
+    })
+    .collect::<Vec<_>>()
+    .join(", ")
 }
 
 /// Runs `pktlab reproduce`.
@@ -81,7 +87,9 @@ pub fn run(a: ReproduceArgs) -> Result<i32> {
     pktlab_report::selected(&cfg)?;
     let mp = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
     let overall = mp.add(ProgressBar::new(0));
-    if let Ok(s) = ProgressStyle::with_template("reproduce [{bar:30}] {pos}/{len} sections {elapsed} {msg}") {
+    if let Ok(s) =
+        ProgressStyle::with_template("reproduce [{bar:30}] {pos}/{len} sections {elapsed} {msg}")
+    {
         overall.set_style(s.progress_chars("=> "));
     }
     let obs = Bars2 {

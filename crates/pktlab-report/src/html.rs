@@ -117,7 +117,9 @@ fn checks(o: &mut String, cs: &[Check]) {
     if cs.is_empty() {
         return;
     }
-    o.push_str("<h3>Claims checked</h3><table><tr><th>claim</th><th>verdict</th><th>because</th></tr>");
+    o.push_str(
+        "<h3>Claims checked</h3><table><tr><th>claim</th><th>verdict</th><th>because</th></tr>",
+    );
     for c in cs {
         let _ = write!(
             o,
@@ -183,7 +185,11 @@ fn section(o: &mut String, s: &Section) {
         num(s.seconds)
     );
     if let Some(e) = &s.error {
-        let _ = write!(o, "<p class=\"err\">This section failed: {}</p></section>", esc(e));
+        let _ = write!(
+            o,
+            "<p class=\"err\">This section failed: {}</p></section>",
+            esc(e)
+        );
         return;
     }
     let b = &s.body;
@@ -282,7 +288,12 @@ pub fn page(r: &Report) -> String {
     for s in &r.sections {
         let v = verdicts(s);
         let mut badges = String::new();
-        for k in [Kind::Reproduced, Kind::SameOrdering, Kind::Differs, Kind::NoReference] {
+        for k in [
+            Kind::Reproduced,
+            Kind::SameOrdering,
+            Kind::Differs,
+            Kind::NoReference,
+        ] {
             let n = v.iter().filter(|x| x.kind == k).count();
             if n > 0 {
                 let _ = write!(
@@ -327,6 +338,9 @@ mod tests {
         assert_eq!(num(1042325.0), "1042325");
         assert_eq!(num(3.14159), "3.142");
         assert_eq!(num(f64::NAN), "–");
-        assert_eq!(esc("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+        assert_eq!(
+            esc("<a href=\"x\">&'"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+        );
     }
 }

@@ -331,7 +331,14 @@ impl Series {
 
 impl Figure {
     /// A figure.
-    pub fn new(id: &str, title: &str, paper_ref: &str, x_label: &str, y_label: &str, plot: Plot) -> Self {
+    pub fn new(
+        id: &str,
+        title: &str,
+        paper_ref: &str,
+        x_label: &str,
+        y_label: &str,
+        plot: Plot,
+    ) -> Self {
         Figure {
             id: id.into(),
             title: title.into(),

@@ -77,7 +77,14 @@ fn range(v: impl Iterator<Item = f64>, log: bool, from_zero: bool) -> (f64, f64)
             lo = 0.0;
         }
         let pad = ((hi - lo) * 0.06).max(hi.abs() * 1e-3).max(1e-9);
-        (if from_zero && lo == 0.0 { 0.0 } else { lo - pad }, hi + pad)
+        (
+            if from_zero && lo == 0.0 {
+                0.0
+            } else {
+                lo - pad
+            },
+            hi + pad,
+        )
     }
 }
 
@@ -201,7 +208,11 @@ fn categorical<'a, 'b>(
     y1: f64,
 ) -> Result<Chart<'a, 'b>, String> {
     let n = categories.len().max(1);
-    let long = categories.iter().map(|c| c.chars().count()).max().unwrap_or(0);
+    let long = categories
+        .iter()
+        .map(|c| c.chars().count())
+        .max()
+        .unwrap_or(0);
     let rotate = long * n > 70;
     let mut chart = ChartBuilder::on(root)
         .caption(&f.title, ("sans-serif", 17))
@@ -310,9 +321,12 @@ fn boxes(
             let (l, r, m) = (x + w * 0.1, x + w * 0.9, x + w * 0.5);
             shapes.push(Rectangle::new([(l, b.p25), (r, b.p75)], c.mix(0.35).filled()).into_dyn());
             shapes.push(Rectangle::new([(l, b.p25), (r, b.p75)], c.stroke_width(1)).into_dyn());
-            shapes.push(PathElement::new(vec![(l, b.p50), (r, b.p50)], c.stroke_width(2)).into_dyn());
-            shapes.push(PathElement::new(vec![(m, b.p5), (m, b.p25)], c.stroke_width(1)).into_dyn());
-            shapes.push(PathElement::new(vec![(m, b.p75), (m, b.p95)], c.stroke_width(1)).into_dyn());
+            shapes
+                .push(PathElement::new(vec![(l, b.p50), (r, b.p50)], c.stroke_width(2)).into_dyn());
+            shapes
+                .push(PathElement::new(vec![(m, b.p5), (m, b.p25)], c.stroke_width(1)).into_dyn());
+            shapes
+                .push(PathElement::new(vec![(m, b.p75), (m, b.p95)], c.stroke_width(1)).into_dyn());
             for y in [b.p5, b.p95] {
                 shapes.push(
                     PathElement::new(vec![(x + w * 0.3, y), (x + w * 0.7, y)], c.stroke_width(1))
@@ -457,10 +471,16 @@ mod tests {
         ];
         for f in &figs {
             let s = svg(f).unwrap();
-            assert!(s.starts_with("<svg") && s.trim_end().ends_with("</svg>"), "{s}");
+            assert!(
+                s.starts_with("<svg") && s.trim_end().ends_with("</svg>"),
+                "{s}"
+            );
             assert!(s.contains(">\nT\n</text>"), "title drawn: {s}");
         }
-        assert_eq!(csv(&figs[0]), "series,x,y\n\"a,b\",1,0.5\n\"a,b\",10,0.25\n\"a,b\",100,0\n");
+        assert_eq!(
+            csv(&figs[0]),
+            "series,x,y\n\"a,b\",1,0.5\n\"a,b\",10,0.25\n\"a,b\",100,0\n"
+        );
         assert_eq!(csv(&figs[1]), "category,ours\nlru,0.3\nhpc4,\n");
         assert_eq!(
             csv(&figs[2]),

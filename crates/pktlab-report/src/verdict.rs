@@ -47,7 +47,11 @@ impl Verdict {
     /// A claim checked directly: reproduced if it holds, differs otherwise.
     pub fn claim(holds: bool, why: impl Into<String>) -> Self {
         Verdict {
-            kind: if holds { Kind::Reproduced } else { Kind::Differs },
+            kind: if holds {
+                Kind::Reproduced
+            } else {
+                Kind::Differs
+            },
             why: why.into(),
         }
     }
@@ -223,7 +227,11 @@ mod tests {
 
     #[test]
     fn far_values_with_kept_order_are_same_ordering() {
-        let r = rows(&[("lru", 0.252, 0.32), ("slru", 0.227, 0.27), ("hpc4", 0.212, 0.23)]);
+        let r = rows(&[
+            ("lru", 0.252, 0.32),
+            ("slru", 0.227, 0.27),
+            ("hpc4", 0.212, 0.23),
+        ]);
         let v = judge(
             &r,
             Rule::Values {
@@ -237,7 +245,11 @@ mod tests {
 
     #[test]
     fn an_inverted_pair_differs_and_is_named() {
-        let r = rows(&[("sail", 160.0, 90.0), ("d16r", 196.0, 80.0), ("tbm", 62.0, 40.0)]);
+        let r = rows(&[
+            ("sail", 160.0, 90.0),
+            ("d16r", 196.0, 80.0),
+            ("tbm", 62.0, 40.0),
+        ]);
         let v = judge(&r, Rule::Ordering { tie: 0.02 });
         assert_eq!(v.kind, Kind::Differs);
         assert!(v.why.contains("paper d16r > sail"), "{}", v.why);
@@ -247,7 +259,11 @@ mod tests {
     #[test]
     fn ties_in_the_paper_are_not_orderings() {
         // hpc2 and hpc4 are equal in the paper: their order in ours does not matter.
-        let r = rows(&[("hpc2", 0.212, 0.227), ("hpc4", 0.212, 0.226), ("lru", 0.252, 0.32)]);
+        let r = rows(&[
+            ("hpc2", 0.212, 0.227),
+            ("hpc4", 0.212, 0.226),
+            ("lru", 0.252, 0.32),
+        ]);
         let v = judge(&r, Rule::Ordering { tie: 0.01 });
         assert_eq!(v.kind, Kind::SameOrdering, "{v:?}");
         assert!(v.why.contains("all 2 orderings"), "{}", v.why);
@@ -270,7 +286,10 @@ mod tests {
     #[test]
     fn no_published_number_is_no_reference() {
         let r = vec![CmpRow::new("dir24_8", None, Some(120.0))];
-        assert_eq!(judge(&r, Rule::Ordering { tie: 0.0 }).kind, Kind::NoReference);
+        assert_eq!(
+            judge(&r, Rule::Ordering { tie: 0.0 }).kind,
+            Kind::NoReference
+        );
     }
 
     #[test]

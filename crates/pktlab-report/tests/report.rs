@@ -14,7 +14,14 @@ const FIGURES: &[(&str, &[&str])] = &[
     ),
     (
         "aqm",
-        &["aqm-fig2", "aqm-fig5", "aqm-fig5-loss", "aqm-fig6", "aqm-fig7", "aqm-fig8"],
+        &[
+            "aqm-fig2",
+            "aqm-fig5",
+            "aqm-fig5-loss",
+            "aqm-fig6",
+            "aqm-fig7",
+            "aqm-fig8",
+        ],
     ),
     ("zipf-cs", &["zipf-error", "cs-hit-ratio", "cs-rate"]),
     ("ccn-live", &["ccn-live-hit", "ccn-live-rate"]),
@@ -79,7 +86,10 @@ fn tiny_report_is_complete_and_self_contained() {
             .find(|s| s["id"] == *id)
             .unwrap_or_else(|| panic!("section {id} missing"));
         assert!(s["error"].is_null(), "section {id} failed: {}", s["error"]);
-        assert_eq!(s["command"], format!("pktlab reproduce --quick --only {id}"));
+        assert_eq!(
+            s["command"],
+            format!("pktlab reproduce --quick --only {id}")
+        );
         for f in *figs {
             let fj = s["figures"]
                 .as_array()
@@ -109,16 +119,20 @@ fn tiny_report_is_complete_and_self_contained() {
         // Every section states its claim, inputs and at least one verdict.
         assert!(!s["claim"].as_str().unwrap().is_empty());
         assert!(!s["inputs"].as_array().unwrap().is_empty(), "{id} inputs");
-        let verdicts = s["comparisons"].as_array().unwrap().len() + s["checks"].as_array().unwrap().len();
+        let verdicts =
+            s["comparisons"].as_array().unwrap().len() + s["checks"].as_array().unwrap().len();
         assert!(verdicts > 0, "{id} has no verdict");
     }
     for c in COMPARISONS {
         let found = sections.iter().any(|s| {
-            s["comparisons"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|x| x["id"] == *c && x["rows"].as_array().unwrap().iter().any(|r| r["published"].is_number()))
+            s["comparisons"].as_array().unwrap().iter().any(|x| {
+                x["id"] == *c
+                    && x["rows"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|r| r["published"].is_number())
+            })
         });
         assert!(found, "comparison {c} with a published number missing");
     }
@@ -136,12 +150,18 @@ fn tiny_report_is_complete_and_self_contained() {
     assert!(!lower.contains("<link"), "no <link>");
     assert!(!lower.contains("<img"), "no <img>");
     assert!(attr_values(&lower, "src").is_empty(), "no src=");
-    for h in attr_values(&lower, "href").into_iter().chain(attr_values(&lower, "xlink:href")) {
+    for h in attr_values(&lower, "href")
+        .into_iter()
+        .chain(attr_values(&lower, "xlink:href"))
+    {
         assert!(h.starts_with('#'), "href to outside the page: {h}");
     }
     // The only absolute URL allowed is the SVG namespace name (not fetched by a browser).
     let stripped = lower.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
-    assert!(!stripped.contains("http://") && !stripped.contains("https://"), "absolute URL in page");
+    assert!(
+        !stripped.contains("http://") && !stripped.contains("https://"),
+        "absolute URL in page"
+    );
     if std::env::var_os("PKTLAB_REPORT_TEST_OUT").is_none() {
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -154,6 +174,9 @@ fn unknown_section_is_a_one_line_error() {
         ..ReportConfig::default()
     };
     let e = run(&cfg, &Quiet).unwrap_err().to_string();
-    assert!(e.starts_with("--only nope: unknown section (known: lpm, cache"), "{e}");
+    assert!(
+        e.starts_with("--only nope: unknown section (known: lpm, cache"),
+        "{e}"
+    );
     assert!(!e.contains('\n'));
 }

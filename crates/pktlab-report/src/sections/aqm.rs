@@ -22,7 +22,12 @@ const COMPARATORS: &[&str] = &["droptail", "red", "choke", "drr", "fq_codel"];
 
 /// Mean of a metric of the rows matching `f`.
 fn mean(rows: &[StudyRow], f: impl Fn(&StudyRow) -> bool, m: fn(&StudyRow) -> f64) -> f64 {
-    let v: Vec<f64> = rows.iter().filter(|r| f(r)).map(m).filter(|x| x.is_finite()).collect();
+    let v: Vec<f64> = rows
+        .iter()
+        .filter(|r| f(r))
+        .map(m)
+        .filter(|x| x.is_finite())
+        .collect();
     if v.is_empty() {
         f64::NAN
     } else {
@@ -37,7 +42,11 @@ fn series(
     x: fn(&StudyRow) -> f64,
     y: fn(&StudyRow) -> f64,
 ) -> Series {
-    let mut pts: Vec<[f64; 2]> = rows.iter().filter(|r| keep(r)).map(|r| [x(r), y(r)]).collect();
+    let mut pts: Vec<[f64; 2]> = rows
+        .iter()
+        .filter(|r| keep(r))
+        .map(|r| [x(r), y(r)])
+        .collect();
     pts.sort_by(|a, b| a[0].total_cmp(&b[0]));
     Series::new(name, pts)
 }
@@ -60,8 +69,18 @@ fn table(id: &str, title: &str, s: &StudyResult) -> Table {
         id: id.into(),
         title: title.into(),
         columns: [
-            "aqm", "B", "m", "a", "conns", "τ₂ ms", "Reno Mb/s", "Vegas/group-2 Mb/s", "share",
-            "Jain", "loss", "1/P",
+            "aqm",
+            "B",
+            "m",
+            "a",
+            "conns",
+            "τ₂ ms",
+            "Reno Mb/s",
+            "Vegas/group-2 Mb/s",
+            "share",
+            "Jain",
+            "loss",
+            "1/P",
         ]
         .map(String::from)
         .to_vec(),
@@ -93,7 +112,10 @@ fn opt_list<T: ToString>(v: &Option<Vec<T>>, flag: &str) -> String {
         .map(|v| {
             format!(
                 " --{flag} {}",
-                v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")
+                v.iter()
+                    .map(|x| x.to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
             )
         })
         .unwrap_or_default()
@@ -159,7 +181,11 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
             fig: "fig8".into(),
             aqm: Some(all_aqm.clone()),
             conns: ctx.pick(Some(vec![10]), Some(vec![10]), None),
-            delays: ctx.pick(Some(vec![5.0, 80.0]), Some(vec![5.0, 20.0, 80.0, 160.0]), None),
+            delays: ctx.pick(
+                Some(vec![5.0, 80.0]),
+                Some(vec![5.0, 20.0, 80.0, 160.0]),
+                None,
+            ),
             ..base.clone()
         },
     ];
@@ -181,13 +207,19 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     let mut s2: Vec<Series> = ms
         .iter()
         .map(|&m| {
-            series(&f2.rows, &format!("SRED 1/P, m = {m}"), |r| r.m == m, conns, |r| {
-                r.flow_estimate.mean
-            })
+            series(
+                &f2.rows,
+                &format!("SRED 1/P, m = {m}"),
+                |r| r.m == m,
+                conns,
+                |r| r.flow_estimate.mean,
+            )
         })
         .collect();
     let ns: Vec<f64> = f2.rows.iter().map(conns).collect();
-    let (lo, hi) = ns.iter().fold((f64::MAX, 0f64), |a, &n| (a.0.min(n), a.1.max(n)));
+    let (lo, hi) = ns
+        .iter()
+        .fold((f64::MAX, 0f64), |a, &n| (a.0.min(n), a.1.max(n)));
     s2.push(Series::reference("actual N", vec![[lo, lo], [hi, hi]]));
     b.figures.push(Figure::new(
         "aqm-fig2",
@@ -204,11 +236,18 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     let ratio = |m: usize| -> Vec<f64> {
         let mut v: Vec<&StudyRow> = f2.rows.iter().filter(|r| r.m == m).collect();
         v.sort_by_key(|r| r.conns);
-        v.iter().map(|r| r.flow_estimate.mean / r.conns as f64).collect()
+        v.iter()
+            .map(|r| r.flow_estimate.mean / r.conns as f64)
+            .collect()
     };
     if let (Some(&small), Some(&big)) = (ms.first(), ms.last()) {
         let (rs, rb) = (ratio(small), ratio(big));
-        let fmt = |v: &[f64]| v.iter().map(|x| format!("{x:.2}")).collect::<Vec<_>>().join(", ");
+        let fmt = |v: &[f64]| {
+            v.iter()
+                .map(|x| format!("{x:.2}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         b.checks.push(Check::new(
             "1/P underestimates the flow count more when flows are many (largest m)",
             rb.len() >= 2 && rb[rb.len() - 1] < rb[0],
@@ -264,7 +303,10 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
                 .map(|z| (s, z))
         })
         .collect();
-    let better = pairs.iter().filter(|(s, z)| z.jain.mean > s.jain.mean).count();
+    let better = pairs
+        .iter()
+        .filter(|(s, z)| z.jain.mean > s.jain.mean)
+        .count();
     let worst = pairs
         .iter()
         .min_by(|a, b| (a.1.jain.mean - a.0.jain.mean).total_cmp(&(b.1.jain.mean - b.0.jain.mean)));
@@ -287,7 +329,13 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     bufs.dedup();
     let sred_share: Vec<f64> = bufs
         .iter()
-        .map(|&bb| mean(&f5.rows, |r| r.aqm == "sred" && r.buffer == bb && r.conns >= 10, share))
+        .map(|&bb| {
+            mean(
+                &f5.rows,
+                |r| r.aqm == "sred" && r.buffer == bb && r.conns >= 10,
+                share,
+            )
+        })
         .collect();
     b.checks.push(Check::new(
         "SRED gets less fair with a larger buffer (Vegas share falls with B)",
@@ -336,7 +384,13 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
             log_y: false,
         },
     ));
-    let zl = |m: usize| mean(&f6.rows, |r| r.aqm == "zlred" && r.m == m && r.conns <= 50, share);
+    let zl = |m: usize| {
+        mean(
+            &f6.rows,
+            |r| r.aqm == "zlred" && r.m == m && r.conns <= 50,
+            share,
+        )
+    };
     if m6.len() >= 2 {
         let small = m6[0];
         let good: Vec<f64> = m6[1..].iter().map(|&m| zl(m)).collect();
@@ -414,7 +468,12 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     let mut s8 = Vec::new();
     for a in &all_aqm {
         let avals: Vec<Option<f64>> = {
-            let mut v: Vec<Option<f64>> = f8.rows.iter().filter(|r| r.aqm == *a).map(|r| r.a).collect();
+            let mut v: Vec<Option<f64>> = f8
+                .rows
+                .iter()
+                .filter(|r| r.aqm == *a)
+                .map(|r| r.a)
+                .collect();
             v.sort_by(|x, y| x.unwrap_or(0.0).total_cmp(&y.unwrap_or(0.0)));
             v.dedup();
             v
@@ -457,7 +516,9 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     b.checks.push(Check::new(
         "Under an RTT difference ZL-RED is fairer than SRED (best a, largest delay)",
         s_zl > s_sred,
-        format!("group-2 share at τ = {dmax} ms, {c8} connections: ZL-RED {s_zl:.3}, SRED {s_sred:.3}"),
+        format!(
+            "group-2 share at τ = {dmax} ms, {c8} connections: ZL-RED {s_zl:.3}, SRED {s_sred:.3}"
+        ),
     ));
 
     for (id, title, s) in [

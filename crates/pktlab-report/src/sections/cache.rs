@@ -8,8 +8,7 @@ use crate::model::{Series, Table};
 use crate::verdict::Rule;
 use crate::{Ctx, SectionDef};
 use pktlab::lab::cache::{
-    sim, sweep, trace_stats, CacheSimConfig, CacheSweepConfig, ModelSpec, PolicyResult,
-    TraceSpec,
+    sim, sweep, trace_stats, CacheSimConfig, CacheSweepConfig, ModelSpec, PolicyResult, TraceSpec,
 };
 use pktlab::lab::Result;
 use pktlab::traffic::LengthHist;
@@ -100,7 +99,9 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     ));
     let r = &all.results;
     let src = "DIGEST.md §000 Table 2, Academic trace (10 Gbps, 2010; WIDE in the table below)";
-    let col = |f: fn(&PolicyResult) -> f64, pubc: fn(&(&str, f64, f64, f64, f64, f64, f64)) -> f64, skip0: bool| {
+    let col = |f: fn(&PolicyResult) -> f64,
+               pubc: fn(&(&str, f64, f64, f64, f64, f64, f64)) -> f64,
+               skip0: bool| {
         TABLE2
             .iter()
             .filter(|t| !skip0 || pubc(t) > 0.0)
@@ -177,11 +178,19 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
             series: vec![
                 BarSeries {
                     name: "paper WIDE".into(),
-                    values: TABLE2.iter().skip(1).map(|t| Some(red(t.1, TABLE2[0].1))).collect(),
+                    values: TABLE2
+                        .iter()
+                        .skip(1)
+                        .map(|t| Some(red(t.1, TABLE2[0].1)))
+                        .collect(),
                 },
                 BarSeries {
                     name: "paper Academic".into(),
-                    values: TABLE2.iter().skip(1).map(|t| Some(red(t.4, TABLE2[0].4))).collect(),
+                    values: TABLE2
+                        .iter()
+                        .skip(1)
+                        .map(|t| Some(red(t.4, TABLE2[0].4)))
+                        .collect(),
                 },
                 BarSeries {
                     name: "ours vs 4-way LRU".into(),
@@ -274,14 +283,23 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
             .find(|x| x.result.policy == p && x.bytes as f64 / 1024.0 == kb)
             .map(|x| x.result.miss_rate)
     };
-    if let (Some(m16), Some(m32), Some(m64), Some(mmax)) =
-        (at("lru", 16.0), at("lru", 32.0), at("lru", 64.0), at("lru", 1024.0))
-    {
+    if let (Some(m16), Some(m32), Some(m64), Some(mmax)) = (
+        at("lru", 16.0),
+        at("lru", 32.0),
+        at("lru", 64.0),
+        at("lru", 1024.0),
+    ) {
         b.checks.push(Check::new(
             "L1-sized caches (32–64 KB) miss 15–20% (4-way LRU)",
             m64 <= L1_MISS.1 && m32 >= L1_MISS.0,
-            format!("LRU misses {m32:.4} at 32 KB and {m64:.4} at 64 KB; the paper's 15–20% band is {}",
-                if m64 <= L1_MISS.1 && m32 >= L1_MISS.0 { "inside that range" } else { "outside it" }),
+            format!(
+                "LRU misses {m32:.4} at 32 KB and {m64:.4} at 64 KB; the paper's 15–20% band is {}",
+                if m64 <= L1_MISS.1 && m32 >= L1_MISS.0 {
+                    "inside that range"
+                } else {
+                    "outside it"
+                }
+            ),
         ));
         b.checks.push(Check::new(
             "Over 64 KB the miss rate barely improves",
@@ -308,7 +326,8 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
 
     // Fig. 3: flow-length CDF of the trace against the AGH histogram it is calibrated on.
     let st = trace_stats(&trace, ctx.progress)?;
-    b.commands.push(format!("pktlab trace stats --packets {packets}{fs} --json"));
+    b.commands
+        .push(format!("pktlab trace stats --packets {packets}{fs} --json"));
     let hist = match &flowstats {
         Some(p) => LengthHist::from_csv(p)?,
         None => LengthHist::agh(),
@@ -370,7 +389,10 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         "policy",
         "miss rate",
         Plot::Bars {
-            categories: r.iter().map(|p| format!("{} ({}w)", p.policy, p.ways)).collect(),
+            categories: r
+                .iter()
+                .map(|p| format!("{} ({}w)", p.policy, p.ways))
+                .collect(),
             series: vec![BarSeries {
                 name: "miss rate".into(),
                 values: r.iter().map(|p| Some(p.miss_rate)).collect(),
@@ -380,9 +402,18 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     b.tables.push(Table {
         id: "cache-policies".into(),
         title: "Every policy at 1,024 entries (timing model on: 64 PEs, 100 ns lookup)".into(),
-        columns: ["policy", "ways", "sets", "miss rate", "exchange rate", "avg delay ns", "CMT hits", "sim Mpps"]
-            .map(String::from)
-            .to_vec(),
+        columns: [
+            "policy",
+            "ways",
+            "sets",
+            "miss rate",
+            "exchange rate",
+            "avg delay ns",
+            "CMT hits",
+            "sim Mpps",
+        ]
+        .map(String::from)
+        .to_vec(),
         rows: r
             .iter()
             .map(|p| {

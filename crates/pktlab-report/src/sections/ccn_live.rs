@@ -22,7 +22,11 @@ pub const SECTION: SectionDef = SectionDef {
 fn run(ctx: &Ctx<'_>) -> Result<Body> {
     let mut b = Body::default();
     let cfg = CaseStudyConfig {
-        cs_entries: ctx.pick(vec![0, 1 << 8], vec![0, 1 << 10, 1 << 14], vec![0, 1 << 10, 1 << 14, 1 << 16, 1 << 18]),
+        cs_entries: ctx.pick(
+            vec![0, 1 << 8],
+            vec![0, 1 << 10, 1 << 14],
+            vec![0, 1 << 10, 1 << 14, 1 << 16, 1 << 18],
+        ),
         contents: ctx.pick(1 << 14, 1 << 20, 1 << 26),
         warmup: Duration::from_secs_f64(ctx.pick(0.3, 1.0, 5.0)),
         duration: Duration::from_secs_f64(ctx.pick(0.3, 1.0, 5.0)),
@@ -48,23 +52,34 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         cfg.policy.as_str()
     ));
     let with_cs: Vec<_> = r.rows.iter().filter(|x| x.cs_entries > 0).collect();
-    b.comparisons.push(Comparison::new(
-        "ccn-live-hit",
-        "Measured CS hit ratio against the FIFO approximation",
-        "characteristic-time approximation for FIFO (model; the paper publishes no hit ratios)",
-        "hit ratio (router counters, measured run)",
+    b.comparisons.push(
+        Comparison::new(
+            "ccn-live-hit",
+            "Measured CS hit ratio against the FIFO approximation",
+            "characteristic-time approximation for FIFO (model; the paper publishes no hit ratios)",
+            "hit ratio (router counters, measured run)",
+            with_cs
+                .iter()
+                .map(|x| {
+                    CmpRow::new(
+                        format!("{} entries", x.cs_entries),
+                        Some(x.che_fifo),
+                        Some(x.hit_ratio),
+                    )
+                })
+                .collect(),
+            Rule::Values {
+                rel_tol: 0.1,
+                tie: 0.0,
+            },
+        )
+        .against("FIFO model"),
+    );
+    let pts = |f: fn(&pktlab::lab::ccn_live::CaseStudyRow) -> f64| -> Vec<[f64; 2]> {
         with_cs
             .iter()
-            .map(|x| CmpRow::new(format!("{} entries", x.cs_entries), Some(x.che_fifo), Some(x.hit_ratio)))
-            .collect(),
-        Rule::Values {
-            rel_tol: 0.1,
-            tie: 0.0,
-        },
-    )
-    .against("FIFO model"));
-    let pts = |f: fn(&pktlab::lab::ccn_live::CaseStudyRow) -> f64| -> Vec<[f64; 2]> {
-        with_cs.iter().map(|x| [x.cs_entries as f64, f(x)]).collect()
+            .map(|x| [x.cs_entries as f64, f(x)])
+            .collect()
     };
     b.figures.push(Figure::new(
         "ccn-live-hit",
@@ -75,7 +90,10 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         Plot::Lines {
             series: vec![
                 Series::new("measured (router)", pts(|x| x.hit_ratio)),
-                Series::new("measured (from producer)", pts(|x| x.hit_ratio_from_producer)),
+                Series::new(
+                    "measured (from producer)",
+                    pts(|x| x.hit_ratio_from_producer),
+                ),
                 Series::reference("FIFO approximation", pts(|x| x.che_fifo)),
                 Series::reference("Che (LRU)", pts(|x| x.che_lru)),
             ],
@@ -83,7 +101,11 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
             log_y: false,
         },
     ));
-    let off = r.rows.iter().find(|x| x.cs_entries == 0).map(|x| x.data_per_s);
+    let off = r
+        .rows
+        .iter()
+        .find(|x| x.cs_entries == 0)
+        .map(|x| x.data_per_s);
     let mut rate = vec![Series::new("with CS", pts(|x| x.data_per_s))];
     if let (Some(o), Some(f), Some(l)) = (off, with_cs.first(), with_cs.last()) {
         rate.push(Series::reference(
@@ -120,9 +142,19 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     b.tables.push(Table {
         id: "ccn-live".into(),
         title: "Every point".into(),
-        columns: ["CS entries", "Data/s", "Interests/s", "hit ratio", "hit (producer)", "FIFO approx.", "CS fill", "timeouts", "RTT p50 µs"]
-            .map(String::from)
-            .to_vec(),
+        columns: [
+            "CS entries",
+            "Data/s",
+            "Interests/s",
+            "hit ratio",
+            "hit (producer)",
+            "FIFO approx.",
+            "CS fill",
+            "timeouts",
+            "RTT p50 µs",
+        ]
+        .map(String::from)
+        .to_vec(),
         rows: r
             .rows
             .iter()

@@ -44,8 +44,10 @@ fn layout_sweep(
             out.push((l.to_string(), b, Vec::new()));
         }
     }
-    ctx.progress
-        .start("forward: layouts × batch", Some((out.len() * rounds) as u64));
+    ctx.progress.start(
+        "forward: layouts × batch",
+        Some((out.len() * rounds) as u64),
+    );
     let mut done = 0;
     for _ in 0..rounds {
         for (l, b, runs) in out.iter_mut() {
@@ -147,7 +149,11 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         id: "mbuf-layouts".into(),
         title: "Mpps per layout and batch (median), and × dpdk".into(),
         columns: std::iter::once("batch".to_string())
-            .chain(LAYOUTS.iter().flat_map(|l| [format!("{l} Mpps"), format!("{l} × dpdk")]))
+            .chain(
+                LAYOUTS
+                    .iter()
+                    .flat_map(|l| [format!("{l} Mpps"), format!("{l} × dpdk")]),
+            )
             .collect(),
         rows: batches
             .iter()
@@ -197,7 +203,14 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         id: "forward-pipeline".into(),
         title: "Full pipeline: parse → flow cache → Poptrie → TTL → ZL-RED → tx".into(),
         columns: [
-            "workers", "batch", "Mpps", "ns/packet", "packets", "forwarded", "no route", "AQM drops",
+            "workers",
+            "batch",
+            "Mpps",
+            "ns/packet",
+            "packets",
+            "forwarded",
+            "no route",
+            "AQM drops",
             "cache hit rate",
         ]
         .map(String::from)

@@ -25,11 +25,41 @@ pub const SECTION: SectionDef = SectionDef {
 const VARIANTS: &[(&str, f64, f64, Option<f64>, Option<f64>)] = &[
     ("radix", 30.47, 8.82, None, None),
     ("poptrie0-basic", 8.67, 87.71, Some(64_009.0), Some(4.03e6)),
-    ("poptrie16-basic", 23.60, 130.72, Some(172_110.0), Some(10.86e6)),
-    ("poptrie18-basic", 9.40, 170.69, Some(61_282.0), Some(3.91e6)),
-    ("poptrie0-leafvec", 2.00, 89.15, Some(64_009.0), Some(280_673.0)),
-    ("poptrie16-leafvec", 4.85, 154.33, Some(172_110.0), Some(347_449.0)),
-    ("poptrie18-leafvec", 2.91, 191.95, Some(61_282.0), Some(269_320.0)),
+    (
+        "poptrie16-basic",
+        23.60,
+        130.72,
+        Some(172_110.0),
+        Some(10.86e6),
+    ),
+    (
+        "poptrie18-basic",
+        9.40,
+        170.69,
+        Some(61_282.0),
+        Some(3.91e6),
+    ),
+    (
+        "poptrie0-leafvec",
+        2.00,
+        89.15,
+        Some(64_009.0),
+        Some(280_673.0),
+    ),
+    (
+        "poptrie16-leafvec",
+        4.85,
+        154.33,
+        Some(172_110.0),
+        Some(347_449.0),
+    ),
+    (
+        "poptrie18-leafvec",
+        2.91,
+        191.95,
+        Some(61_282.0),
+        Some(269_320.0),
+    ),
     ("poptrie0", 1.49, 96.27, Some(43_191.0), Some(263_381.0)),
     ("poptrie16", 2.75, 198.28, Some(86_171.0), Some(274_145.0)),
     ("poptrie18", 2.40, 240.52, Some(40_760.0), Some(245_034.0)),
@@ -139,12 +169,14 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
 
     // The variant table.
     let rr = &random.results;
-    let var = |f: &dyn Fn(&AlgoBench) -> f64, pick: &dyn Fn(&(&str, f64, f64, Option<f64>, Option<f64>)) -> Option<f64>| {
-        VARIANTS
-            .iter()
-            .map(|v| CmpRow::new(v.0, pick(v), find(&names, rr, v.0).map(f)))
-            .collect::<Vec<_>>()
-    };
+    let var =
+        |f: &dyn Fn(&AlgoBench) -> f64,
+         pick: &dyn Fn(&(&str, f64, f64, Option<f64>, Option<f64>)) -> Option<f64>| {
+            VARIANTS
+                .iter()
+                .map(|v| CmpRow::new(v.0, pick(v), find(&names, rr, v.0).map(f)))
+                .collect::<Vec<_>>()
+        };
     let src = "DIGEST.md §004 variant table (Tier-1 full table, random traffic, i7-4770K)";
     b.comparisons.push(Comparison::new(
         "lpm-variants-mlps",
@@ -159,7 +191,9 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         "Variants: memory",
         src,
         "MiB of the lookup structure",
-        var(&|a| a.memory_bytes as f64 / (1 << 20) as f64, &|v| Some(v.1)),
+        var(&|a| a.memory_bytes as f64 / (1 << 20) as f64, &|v| {
+            Some(v.1)
+        }),
         Rule::Ordering { tie: 0.05 },
     ));
     b.comparisons.push(Comparison::new(
@@ -210,7 +244,11 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         "fraction of lookups",
         vec![
             CmpRow::new("random", Some(DEEPER_THAN_24.0), share(rr, &names)),
-            CmpRow::new(format!("real traffic / {ZIPF}"), Some(DEEPER_THAN_24.1), share(zr, &prior_names)),
+            CmpRow::new(
+                format!("real traffic / {ZIPF}"),
+                Some(DEEPER_THAN_24.1),
+                share(zr, &prior_names),
+            ),
         ],
         Rule::Values {
             rel_tol: 0.25,
@@ -238,7 +276,10 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
                 },
                 BarSeries {
                     name: "ours".into(),
-                    values: cats.iter().map(|c| find(&names, rr, c).map(|a| a.mlps)).collect(),
+                    values: cats
+                        .iter()
+                        .map(|c| find(&names, rr, c).map(|a| a.mlps))
+                        .collect(),
                 },
             ],
         },
@@ -263,7 +304,10 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
                 },
                 BarSeries {
                     name: "ours random".into(),
-                    values: pc.iter().map(|c| find(&names, rr, c).map(|a| a.mlps)).collect(),
+                    values: pc
+                        .iter()
+                        .map(|c| find(&names, rr, c).map(|a| a.mlps))
+                        .collect(),
                 },
                 BarSeries {
                     name: format!("ours {ZIPF}"),

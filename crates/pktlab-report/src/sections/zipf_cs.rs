@@ -183,20 +183,28 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     ));
     let rows = &cs.results;
     let lru: Vec<_> = rows.iter().filter(|r| r.policy == "lru").collect();
-    b.comparisons.push(Comparison::new(
-        "cs-che",
-        "LRU content-store hit ratio against Che's approximation",
-        "Che's approximation for LRU under Zipf (model; the paper publishes no hit ratios)",
-        "hit ratio",
-        lru.iter()
-            .map(|r| CmpRow::new(format!("{} entries", r.cs_entries), Some(r.che_lru), Some(r.hit_ratio)))
-            .collect(),
-        Rule::Values {
-            rel_tol: 0.05,
-            tie: 0.0,
-        },
-    )
-    .against("Che model"));
+    b.comparisons.push(
+        Comparison::new(
+            "cs-che",
+            "LRU content-store hit ratio against Che's approximation",
+            "Che's approximation for LRU under Zipf (model; the paper publishes no hit ratios)",
+            "hit ratio",
+            lru.iter()
+                .map(|r| {
+                    CmpRow::new(
+                        format!("{} entries", r.cs_entries),
+                        Some(r.che_lru),
+                        Some(r.hit_ratio),
+                    )
+                })
+                .collect(),
+            Rule::Values {
+                rel_tol: 0.05,
+                tie: 0.0,
+            },
+        )
+        .against("Che model"),
+    );
     let mut hs: Vec<Series> = POLICIES
         .iter()
         .map(|p| {
@@ -211,7 +219,9 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         .collect();
     hs.push(Series::reference(
         "Che (LRU model)",
-        lru.iter().map(|r| [r.cs_entries as f64, r.che_lru]).collect(),
+        lru.iter()
+            .map(|r| [r.cs_entries as f64, r.che_lru])
+            .collect(),
     ));
     hs.push(Series::reference(
         "ideal (static top-C)",
@@ -219,7 +229,10 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     ));
     b.figures.push(Figure::new(
         "cs-hit-ratio",
-        &format!("Content-store hit ratio vs size, Zipf({}) over {} contents", cs.alpha, cs.contents),
+        &format!(
+            "Content-store hit ratio vs size, Zipf({}) over {} contents",
+            cs.alpha, cs.contents
+        ),
         "paper 003 case study (CS) with Che's approximation",
         "CS entries",
         "hit ratio",

@@ -248,10 +248,7 @@ pub fn run_case_study(cfg: &CaseStudyConfig, progress: &dyn Progress) -> Result<
         rows: Vec::new(),
     };
     let runs = cfg.runs.max(1);
-    progress.start(
-        "ccn case study",
-        Some((runs * cfg.cs_entries.len()) as u64),
-    );
+    progress.start("ccn case study", Some((runs * cfg.cs_entries.len()) as u64));
     for run in 0..runs {
         for &cs in &cfg.cs_entries {
             let row = point(cfg, cs, run).map_err(|e| {

@@ -8,6 +8,7 @@
 //! frames and the tables, allocating the pool — happens before the clock starts; the timed
 //! part is the workers' loops from a common start barrier to the last worker's end.
 
+use super::{Error, Progress, Result};
 use crate::aqm::{AqmParamSet, AqmSpec};
 use crate::io::{read_table, read_updates, synthetic_table, NextHopScheme, Update};
 use crate::io::{DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES};
@@ -22,7 +23,6 @@ use crate::pipeline::worker::{Tables, Worker, WorkerParts};
 use crate::pipeline::{Counters, Stages};
 use crate::port::mem::{load_pcap, load_synthetic, LoadReport, MemFrames};
 use crate::port::{AnyRx, AnyTx, CaptureTx, MemRx, NullRx, NullTx, RxSpec, TxSpec};
-use super::{Error, Progress, Result};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
