@@ -53,7 +53,7 @@ fn opt(v: Option<f64>) -> String {
 
 const CSS: &str = r#"
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:0;color:#1d232b;background:#f4f5f7;line-height:1.45}
-main{max-width:1180px;margin:0 auto;padding:18px 28px 40px}
+main{max-width:1460px;margin:0 auto;padding:18px 28px 40px}
 h1{font-size:1.7em;margin:.4em 0 .2em}h2{font-size:1.35em;margin:0 0 .3em;border-bottom:2px solid #d5dae1;padding-bottom:.2em}
 h3{font-size:1.05em;margin:1.2em 0 .4em}
 section{background:#fff;border:1px solid #dde1e6;border-radius:8px;padding:16px 22px;margin:18px 0}
@@ -69,9 +69,12 @@ code{background:#eef1f4;padding:1px 5px;border-radius:4px;font-size:.92em}
 .badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:.85em;font-weight:600;color:#fff;white-space:nowrap}
 .reproduced{background:#2e7d32}.same_ordering{background:#1565c0}.differs{background:#c62828}.no_reference{background:#757575}
 .why{color:#333;font-size:.93em}
-figure{margin:10px 0 18px;display:inline-block;vertical-align:top}
-figure svg{border:1px solid #e3e6ea;border-radius:4px;background:#fff;max-width:100%;height:auto}
-figcaption{font-size:.88em;color:#445;max-width:720px}
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(600px,1fr));gap:4px 30px;align-items:start}
+.figs{display:grid;grid-template-columns:repeat(auto-fill,minmax(620px,1fr));gap:12px 24px;align-items:start}
+figure{margin:6px 0 10px}
+figure svg{border:1px solid #e3e6ea;border-radius:4px;background:#fff;width:100%;height:auto}
+figcaption{font-size:.85em;color:#445}
+details{margin:.3em 0}summary{cursor:pointer;font-weight:600}
 .err{color:#b71c1c;font-weight:600}
 ul.notes li{margin:.2em 0}
 .small{font-size:.88em;color:#556}
@@ -87,6 +90,7 @@ fn badge(v: &Verdict) -> String {
 }
 
 fn comparison(o: &mut String, c: &Comparison) {
+    o.push_str("<div>");
     let _ = write!(
         o,
         "<h3>{}</h3><p class=\"small\">Reference: {} · metric: {}</p><table><tr><th></th><th>{r}</th><th>ours</th><th>ours / {r}</th></tr>",
@@ -107,7 +111,7 @@ fn comparison(o: &mut String, c: &Comparison) {
     }
     let _ = write!(
         o,
-        "</table><p>{} <span class=\"why\">{}</span></p>",
+        "</table><p>{} <span class=\"why\">{}</span></p></div>",
         badge(&c.verdict),
         esc(&c.verdict.why)
     );
@@ -133,7 +137,12 @@ fn checks(o: &mut String, cs: &[Check]) {
 }
 
 fn table(o: &mut String, t: &Table) {
-    let _ = write!(o, "<h3>{}</h3><table><tr>", esc(&t.title));
+    let _ = write!(
+        o,
+        "<details><summary>{} ({} rows)</summary><table><tr>",
+        esc(&t.title),
+        t.rows.len()
+    );
     for c in &t.columns {
         let _ = write!(o, "<th>{}</th>", esc(c));
     }
@@ -150,7 +159,7 @@ fn table(o: &mut String, t: &Table) {
         }
         o.push_str("</tr>");
     }
-    o.push_str("</table>");
+    o.push_str("</table></details>");
 }
 
 fn figure(o: &mut String, f: &Figure) {
@@ -200,19 +209,26 @@ fn section(o: &mut String, s: &Section) {
         }
         o.push_str("</ul>");
     }
-    for c in &b.comparisons {
-        comparison(o, c);
-    }
-    checks(o, &b.checks);
     if !b.figures.is_empty() {
-        o.push_str("<div>");
+        o.push_str("<div class=\"figs\">");
         for f in &b.figures {
             figure(o, f);
         }
         o.push_str("</div>");
     }
-    for t in &b.tables {
-        table(o, t);
+    if !b.comparisons.is_empty() {
+        o.push_str("<div class=\"grid\">");
+        for c in &b.comparisons {
+            comparison(o, c);
+        }
+        o.push_str("</div>");
+    }
+    checks(o, &b.checks);
+    if !b.tables.is_empty() {
+        o.push_str("<h3>Our numbers in full</h3>");
+        for t in &b.tables {
+            table(o, t);
+        }
     }
     if !b.notes.is_empty() {
         o.push_str("<h3>Notes</h3><ul class=\"notes\">");

@@ -8,7 +8,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 /// Width and height of every figure, pixels.
-pub const SIZE: (u32, u32) = (720, 400);
+pub const SIZE: (u32, u32) = (680, 420);
 
 const COLORS: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
@@ -174,14 +174,7 @@ fn lines(
                     .draw_series(pts.iter().map(|&p| Circle::new(p, 2, c.filled())))
                     .map_err(e)?;
             }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .background_style(WHITE.mix(0.85))
-                .border_style(RGBColor(180, 180, 180))
-                .label_font(("sans-serif", 12))
-                .draw()
-                .map_err(e)?;
+            legend(&mut chart)?;
         }};
     }
     match (log_x, log_y) {
@@ -199,7 +192,27 @@ fn lines(
     Ok(())
 }
 
-/// A chart with categories at x = 0, 1, …, n−1 and a linear y axis from `y0` to `y1`.
+/// A chart with two linear f64 axes.
+type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// The category at axis position `v` (categories at 0, 1, …, n−1; `reverse`: the first at
+/// the top of a vertical category axis).
+fn category(categories: &[String], v: f64, reverse: bool) -> String {
+    let i = v.round();
+    let n = categories.len();
+    if (v - i).abs() > 1e-6 || i < 0.0 || i as usize >= n {
+        return String::new();
+    }
+    let i = if reverse {
+        n - 1 - i as usize
+    } else {
+        i as usize
+    };
+    categories[i].clone()
+}
+
+/// A chart with categories at x = 0, 1, …, n−1 and a linear y axis from `y0` to `y1` (box
+/// plots: short category names).
 fn categorical<'a, 'b>(
     root: &'a Area<'b>,
     f: &Figure,
@@ -208,49 +221,65 @@ fn categorical<'a, 'b>(
     y1: f64,
 ) -> Result<Chart<'a, 'b>, String> {
     let n = categories.len().max(1);
+    let mut chart = ChartBuilder::on(root)
+        .caption(&f.title, ("sans-serif", 17))
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(64)
+        .build_cartesian_2d(-0.5..(n as f64 - 0.5), y0..y1)
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .x_desc(&f.x_label)
+        .y_desc(&f.y_label)
+        .x_labels(n)
+        .x_label_formatter(&|v| category(categories, *v, false))
+        .y_label_formatter(&|v| label_num(*v))
+        .disable_x_mesh()
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()
+        .map_err(e)?;
+    Ok(chart)
+}
+
+/// A horizontal chart: categories down the y axis (first at the top, names written
+/// horizontally however long), values along x from `x0` to `x1` (bar charts).
+fn categorical_h<'a, 'b>(
+    root: &'a Area<'b>,
+    f: &Figure,
+    categories: &'a [String],
+    x0: f64,
+    x1: f64,
+) -> Result<Chart<'a, 'b>, String> {
+    let n = categories.len().max(1);
     let long = categories
         .iter()
         .map(|c| c.chars().count())
         .max()
-        .unwrap_or(0);
-    let rotate = long * n > 70;
+        .unwrap_or(4) as u32;
     let mut chart = ChartBuilder::on(root)
         .caption(&f.title, ("sans-serif", 17))
         .margin(12)
-        .x_label_area_size(if rotate { 26 + 6 * long as u32 } else { 44 })
-        .y_label_area_size(64)
-        .build_cartesian_2d(-0.5..(n as f64 - 0.5), y0..y1)
+        .x_label_area_size(44)
+        .y_label_area_size(30 + 7 * long)
+        .build_cartesian_2d(x0..x1, -0.5..(n as f64 - 0.5))
         .map_err(e)?;
-    let fmt = |v: &f64| {
-        let i = v.round();
-        if (v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < categories.len() {
-            categories[i as usize].clone()
-        } else {
-            String::new()
-        }
-    };
-    let mut mesh = chart.configure_mesh();
-    mesh.x_desc(&f.x_label)
-        .y_desc(&f.y_label)
-        .x_labels(n)
-        .x_label_formatter(&fmt)
-        .y_label_formatter(&|v| label_num(*v))
-        .disable_x_mesh()
-        .light_line_style(RGBColor(235, 235, 235));
-    if rotate {
-        mesh.x_label_style(
-            ("sans-serif", 12)
-                .into_font()
-                .transform(FontTransform::Rotate90),
-        );
-    }
-    mesh.draw().map_err(e)?;
+    chart
+        .configure_mesh()
+        .x_desc(&f.y_label)
+        .y_labels(n)
+        .y_label_formatter(&|v| category(categories, *v, true))
+        .x_label_formatter(&|v| label_num(*v))
+        .disable_y_mesh()
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()
+        .map_err(e)?;
     Ok(chart)
 }
 
-type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
-
-fn legend<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>) -> DrawResult {
+fn legend<'a, 'b: 'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'b>, CT>,
+) -> DrawResult {
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperRight)
@@ -272,7 +301,8 @@ fn bars(
         false,
         true,
     );
-    let mut chart = categorical(root, f, categories, y0, y1 * 1.08)?;
+    let mut chart = categorical_h(root, f, categories, y0, y1 * 1.12)?;
+    let n = categories.len();
     let k = groups.len().max(1) as f64;
     let w = 0.8 / k;
     for (gi, (name, vals)) in groups.iter().enumerate() {
@@ -282,8 +312,9 @@ fn bars(
             .enumerate()
             .filter_map(|(i, v)| {
                 let v = (*v)?;
-                let x = i as f64 - 0.4 + gi as f64 * w;
-                Some(Rectangle::new([(x, 0.0), (x + w * 0.92, v)], c.filled()))
+                // First category at the top; first group at the top of its slot.
+                let y = (n - 1 - i) as f64 + 0.4 - gi as f64 * w;
+                Some(Rectangle::new([(0.0, y), (v, y - w * 0.92)], c.filled()))
             })
             .collect();
         chart
