@@ -123,6 +123,15 @@ fn lines(
         log_y,
         !log_y,
     );
+    let pos = emptiest_corner(series.iter().flat_map(|s| {
+        let p: Vec<(f64, f64)> = s
+            .points
+            .iter()
+            .map(|p| (unit(p[0], x0, x1, log_x), unit(p[1], y0, y1, log_y)))
+            .collect();
+        let segs: Vec<(f64, f64)> = p.windows(2).flat_map(|w| along(w[0], w[1])).collect();
+        p.into_iter().chain(segs)
+    }));
     let mut b = ChartBuilder::on(root);
     b.caption(&f.title, ("sans-serif", 17))
         .margin(12)
@@ -174,7 +183,7 @@ fn lines(
                     .draw_series(pts.iter().map(|&p| Circle::new(p, 2, c.filled())))
                     .map_err(e)?;
             }
-            legend(&mut chart)?;
+            legend(&mut chart, pos.clone())?;
         }};
     }
     match (log_x, log_y) {
@@ -277,12 +286,50 @@ fn categorical_h<'a, 'b>(
     Ok(chart)
 }
 
+/// The corner of the plot area that covers the fewest of `pts` (coordinates scaled to the
+/// unit square, y up), where the legend hides the least data. Prefers the upper right.
+fn emptiest_corner(pts: impl Iterator<Item = (f64, f64)>) -> SeriesLabelPosition {
+    let mut n = [0usize; 4]; // upper right, upper left, lower right, lower left
+    for (x, y) in pts.filter(|p| p.0.is_finite() && p.1.is_finite()) {
+        let (r, l, u, d) = (x > 0.5, x < 0.5, y > 0.55, y < 0.45);
+        for (i, hit) in [r && u, l && u, r && d, l && d].into_iter().enumerate() {
+            n[i] += hit as usize;
+        }
+    }
+    let best = (0..4).min_by_key(|&i| (n[i], i)).unwrap_or(0);
+    [
+        SeriesLabelPosition::UpperRight,
+        SeriesLabelPosition::UpperLeft,
+        SeriesLabelPosition::LowerRight,
+        SeriesLabelPosition::LowerLeft,
+    ][best]
+        .clone()
+}
+
+/// `v` scaled to [0, 1] between `lo` and `hi` (logarithmically on a log axis).
+fn unit(v: f64, lo: f64, hi: f64, log: bool) -> f64 {
+    if log {
+        (v.ln() - lo.ln()) / (hi.ln() - lo.ln())
+    } else {
+        (v - lo) / (hi - lo)
+    }
+}
+
+/// Points along the segment from `a` to `b` (for [`emptiest_corner`]).
+fn along(a: (f64, f64), b: (f64, f64)) -> impl Iterator<Item = (f64, f64)> {
+    (0..=8).map(move |k| {
+        let t = k as f64 / 8.0;
+        (a.0 + (b.0 - a.0) * t, a.1 + (b.1 - a.1) * t)
+    })
+}
+
 fn legend<'a, 'b: 'a, CT: CoordTranslate>(
     chart: &mut ChartContext<'a, SVGBackend<'b>, CT>,
+    pos: SeriesLabelPosition,
 ) -> DrawResult {
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
+        .position(pos)
         .background_style(WHITE.mix(0.85))
         .border_style(RGBColor(180, 180, 180))
         .label_font(("sans-serif", 12))
@@ -303,6 +350,12 @@ fn bars(
     );
     let mut chart = categorical_h(root, f, categories, y0, y1 * 1.12)?;
     let n = categories.len();
+    let pos = emptiest_corner(groups.iter().flat_map(|g| {
+        g.1.iter().enumerate().flat_map(move |(i, v)| {
+            let y = (n - 1 - i) as f64 / n.max(2).saturating_sub(1) as f64;
+            along((0.0, y), (v.unwrap_or(0.0) / (y1 * 1.12), y))
+        })
+    }));
     let k = groups.len().max(1) as f64;
     let w = 0.8 / k;
     for (gi, (name, vals)) in groups.iter().enumerate() {
@@ -323,7 +376,7 @@ fn bars(
             .label(name)
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled()));
     }
-    legend(&mut chart)
+    legend(&mut chart, pos)
 }
 
 fn boxes(
@@ -341,6 +394,14 @@ fn boxes(
         true,
     );
     let mut chart = categorical(root, f, categories, y0, y1 * 1.08)?;
+    let nc = categories.len().max(2) - 1;
+    let pos = emptiest_corner(series.iter().flat_map(|s| {
+        s.boxes.iter().enumerate().flat_map(move |(i, b)| {
+            let x = i as f64 / nc as f64;
+            b.iter()
+                .flat_map(move |b| along((x, b.p5 / (y1 * 1.08)), (x, b.p95 / (y1 * 1.08))))
+        })
+    }));
     let k = series.len().max(1) as f64;
     let w = 0.8 / k;
     for (si, s) in series.iter().enumerate() {
@@ -371,7 +432,7 @@ fn boxes(
             .label(&s.name)
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled()));
     }
-    legend(&mut chart)
+    legend(&mut chart, pos)
 }
 
 fn csv_field(s: &str) -> String {
@@ -462,6 +523,25 @@ mod tests {
             y_label: "y".into(),
             plot,
         }
+    }
+
+    #[test]
+    fn the_legend_goes_where_the_data_is_not() {
+        // A rising line fills the lower left and upper right.
+        let rising = (0..=10).map(|i| (i as f64 / 10.0, i as f64 / 10.0));
+        assert!(matches!(
+            emptiest_corner(rising),
+            SeriesLabelPosition::UpperLeft
+        ));
+        let flat_top = (0..=10).map(|i| (i as f64 / 10.0, 0.9));
+        assert!(matches!(
+            emptiest_corner(flat_top),
+            SeriesLabelPosition::LowerRight
+        ));
+        assert!(matches!(
+            emptiest_corner(std::iter::empty()),
+            SeriesLabelPosition::UpperRight
+        ));
     }
 
     #[test]
