@@ -352,7 +352,7 @@ mod tests {
         assert_eq!(num(240.52), "240.5");
         assert_eq!(num(0.2263), "0.2263");
         assert_eq!(num(1042325.0), "1042325");
-        assert_eq!(num(3.14159), "3.142");
+        assert_eq!(num(1.23456), "1.235");
         assert_eq!(num(f64::NAN), "–");
         assert_eq!(
             esc("<a href=\"x\">&'"),

@@ -71,6 +71,9 @@ pub struct Comparison {
     pub rows: Vec<CmpRow>,
     /// Verdict computed from the rows.
     pub verdict: Verdict,
+    /// How the verdict was computed.
+    #[serde(skip)]
+    rule: crate::verdict::Rule,
 }
 
 /// A claim of the paper checked against our numbers without a published table (e.g. "ZL-RED is
@@ -280,7 +283,7 @@ impl Comparison {
         rows: Vec<CmpRow>,
         rule: crate::verdict::Rule,
     ) -> Self {
-        let verdict = crate::verdict::judge(&rows, rule);
+        let verdict = crate::verdict::judge(&rows, rule, "paper");
         Comparison {
             id: id.into(),
             title: title.into(),
@@ -289,6 +292,7 @@ impl Comparison {
             metric: metric.into(),
             rows,
             verdict,
+            rule,
         }
     }
 }
@@ -297,6 +301,7 @@ impl Comparison {
     /// Names the reference column when it is not the paper (a model, a data set).
     pub fn against(mut self, reference: &str) -> Self {
         self.reference = reference.into();
+        self.verdict = crate::verdict::judge(&self.rows, self.rule, reference);
         self
     }
 }

@@ -91,8 +91,9 @@ fn fmt(v: f64) -> String {
     crate::html::num(v)
 }
 
-/// Judges the rows of a comparison under `rule`.
-pub fn judge(rows: &[CmpRow], rule: Rule) -> Verdict {
+/// Judges the rows of a comparison under `rule`; `reference` names the reference column in
+/// the reason (`paper`, `Che model`).
+pub fn judge(rows: &[CmpRow], rule: Rule, reference: &str) -> Verdict {
     let both: Vec<(&str, f64, f64)> = rows
         .iter()
         .filter_map(|r| match (r.published, r.ours) {
@@ -124,7 +125,7 @@ pub fn judge(rows: &[CmpRow], rule: Rule) -> Verdict {
                     (b, a, pb, pa, ob, oa)
                 };
                 inverted.push(format!(
-                    "paper {hi} > {lo} ({} vs {}), ours {} vs {}",
+                    "{reference} {hi} > {lo} ({} vs {}), ours {} vs {}",
                     fmt(ph),
                     fmt(pl),
                     fmt(oh),
@@ -135,7 +136,7 @@ pub fn judge(rows: &[CmpRow], rule: Rule) -> Verdict {
     }
     let ordering_ok = inverted.is_empty();
     let ordering_why = if ordering_ok {
-        format!("all {ranked} orderings the paper shows hold in ours")
+        format!("all {ranked} orderings the {reference} shows hold in ours")
     } else {
         let shown: Vec<&str> = inverted.iter().take(3).map(|s| &s[..]).collect();
         format!(
@@ -157,7 +158,7 @@ pub fn judge(rows: &[CmpRow], rule: Rule) -> Verdict {
                 Verdict {
                     kind: Kind::Reproduced,
                     why: format!(
-                        "all {} values within ±{:.0}% of the paper's (largest deviation {dev_s} at {worst})",
+                        "all {} values within ±{:.0}% of the {reference}'s (largest deviation {dev_s} at {worst})",
                         both.len(),
                         rel_tol * 100.0
                     ),
@@ -187,7 +188,7 @@ pub fn judge(rows: &[CmpRow], rule: Rule) -> Verdict {
             } else {
                 Kind::Differs
             },
-            why: format!("{ordering_why} (absolute values depend on CPU and input; only the ranking is compared)"),
+            why: format!("{ordering_why} (absolute values depend on CPU and input: only the ranking is compared)"),
         },
     }
 }
@@ -220,6 +221,7 @@ mod tests {
                 rel_tol: 0.1,
                 tie: 0.01,
             },
+            "paper",
         );
         assert_eq!(v.kind, Kind::Reproduced, "{v:?}");
         assert!(v.why.contains("hpc4"), "{}", v.why);
@@ -238,6 +240,7 @@ mod tests {
                 rel_tol: 0.1,
                 tie: 0.01,
             },
+            "paper",
         );
         assert_eq!(v.kind, Kind::SameOrdering, "{v:?}");
         assert!(v.why.contains("3 orderings"), "{}", v.why);
@@ -250,7 +253,7 @@ mod tests {
             ("d16r", 196.0, 80.0),
             ("tbm", 62.0, 40.0),
         ]);
-        let v = judge(&r, Rule::Ordering { tie: 0.02 });
+        let v = judge(&r, Rule::Ordering { tie: 0.02 }, "paper");
         assert_eq!(v.kind, Kind::Differs);
         assert!(v.why.contains("paper d16r > sail"), "{}", v.why);
         assert!(v.why.starts_with("1 of 3"), "{}", v.why);
@@ -264,7 +267,7 @@ mod tests {
             ("hpc4", 0.212, 0.226),
             ("lru", 0.252, 0.32),
         ]);
-        let v = judge(&r, Rule::Ordering { tie: 0.01 });
+        let v = judge(&r, Rule::Ordering { tie: 0.01 }, "paper");
         assert_eq!(v.kind, Kind::SameOrdering, "{v:?}");
         assert!(v.why.contains("all 2 orderings"), "{}", v.why);
     }
@@ -278,6 +281,7 @@ mod tests {
                 rel_tol: 0.3,
                 tie: 0.0,
             },
+            "paper",
         );
         assert_eq!(v.kind, Kind::Differs, "{v:?}");
         assert!(v.why.contains("-76.9%"), "{}", v.why);
@@ -287,7 +291,7 @@ mod tests {
     fn no_published_number_is_no_reference() {
         let r = vec![CmpRow::new("dir24_8", None, Some(120.0))];
         assert_eq!(
-            judge(&r, Rule::Ordering { tie: 0.0 }).kind,
+            judge(&r, Rule::Ordering { tie: 0.0 }, "paper").kind,
             Kind::NoReference
         );
     }

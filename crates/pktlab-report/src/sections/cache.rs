@@ -22,9 +22,12 @@ pub const SECTION: SectionDef = SectionDef {
     run,
 };
 
+/// (policy, WIDE m, WIDE c, WIDE ns, Academic m, Academic c, Academic ns).
+type Table2Row = (&'static str, f64, f64, f64, f64, f64, f64);
+
 /// DIGEST.md §000, Table 2: (policy, WIDE m, WIDE c, WIDE ns, Academic m, Academic c,
 /// Academic ns).
-const TABLE2: &[(&str, f64, f64, f64, f64, f64, f64)] = &[
+const TABLE2: &[Table2Row] = &[
     ("lru", 0.252, 0.0, 26.7, 0.220, 0.0, 23.5),
     ("slru", 0.227, 0.0, 24.2, 0.201, 0.0, 21.7),
     ("hpc1", 0.213, 0.0858, 23.2, 0.197, 0.0650, 21.5),
@@ -99,9 +102,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     ));
     let r = &all.results;
     let src = "DIGEST.md §000 Table 2, Academic trace (10 Gbps, 2010; WIDE in the table below)";
-    let col = |f: fn(&PolicyResult) -> f64,
-               pubc: fn(&(&str, f64, f64, f64, f64, f64, f64)) -> f64,
-               skip0: bool| {
+    let col = |f: fn(&PolicyResult) -> f64, pubc: fn(&Table2Row) -> f64, skip0: bool| {
         TABLE2
             .iter()
             .filter(|t| !skip0 || pubc(t) > 0.0)

@@ -168,7 +168,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
                     x.che_fifo.into(),
                     x.cs_fill.into(),
                     Cell::from(x.timeouts as f64),
-                    serde_json::to_value(&x.rtt_us)
+                    serde_json::to_value(x.rtt_us)
                         .ok()
                         .and_then(|v| v.get("p50").and_then(|p| p.as_f64()))
                         .into(),
