@@ -1,13 +1,14 @@
 //! `pktlab forward`: flags → [`pktlab::lab::forward::ForwardConfig`], run, print.
 
 use crate::live::{secs, stop_flag};
+use crate::progress::Bars;
 use crate::size::parse_size;
 use anyhow::{anyhow, Result};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pktlab::io::{DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES};
 use pktlab::lab::forward::ForwardProgress;
-use pktlab::lab::forward::{forward, ForwardConfig, TableSpec};
+use pktlab::lab::forward::{forward, forward_with_status, ForwardConfig, TableSpec};
+use pktlab::lab::Silent;
 use pktlab::port::afpacket::PortStats;
 use pktlab::port::RxSpec;
 use std::path::PathBuf;
@@ -117,13 +118,14 @@ fn status(p: &ForwardProgress, last: &mut (f64, u64, PortStats)) -> Option<Strin
 fn live(cfg: &ForwardConfig, json: bool) -> Result<i32> {
     let last = Mutex::new((0.0, 0u64, PortStats::default()));
     let ready = std::sync::Once::new();
-    let r = forward(cfg, &|p| {
+    let show = |p: &ForwardProgress| {
         ready.call_once(|| eprintln!("forward: running, {} -> {}", cfg.rx, cfg.tx));
         let mut g = last.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(line) = status(p, &mut g) {
             eprintln!("{line}");
         }
-    })
+    };
+    let r = forward_with_status(cfg, &Silent, Some(&show))
     .map_err(|e| anyhow!(e))?;
     print_result(&r, json)
 }
@@ -182,19 +184,7 @@ pub fn run(a: ForwardArgs) -> Result<i32> {
     if matches!(cfg.rx, RxSpec::AfPacket(_)) {
         return live(&cfg, a.json);
     }
-    let pb = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    pb.set_style(
-        ProgressStyle::with_template("forward [{bar:40}] {pos}/{len} packets {msg}")
-            .expect("template")
-            .progress_chars("=> "),
-    );
-    let r = forward(&cfg, &|p| {
-        pb.set_length(p.total);
-        pb.set_position(p.done);
-        pb.set_message(format!("{:.1} s", p.seconds));
-    })
-    .map_err(|e| anyhow!(e))?;
-    pb.finish_and_clear();
+    let r = forward(&cfg, &Bars::new())?;
     print_result(&r, a.json)
 }
 

@@ -15,6 +15,7 @@ mod live;
 mod lpm;
 mod progress;
 mod sink;
+mod reproduce;
 mod size;
 
 use clap::{Parser, Subcommand};
@@ -51,6 +52,9 @@ enum Cmd {
     Forward(forward::ForwardArgs),
     /// Receive on a live interface (afpacket:IFACE) and count packets, flows, TTLs, checksum errors.
     Sink(sink::SinkArgs),
+    /// Run every paper's experiments and write an HTML report beside the published numbers
+    /// (report/index.html, results.json, one CSV per figure).
+    Reproduce(reproduce::ReproduceArgs),
 }
 
 fn main() {
@@ -64,6 +68,7 @@ fn main() {
         Cmd::Ccn(c) => ccn::run(c),
         Cmd::Forward(a) => forward::run(a),
         Cmd::Sink(a) => sink::run(a),
+        Cmd::Reproduce(a) => reproduce::run(a),
     };
     match res {
         Ok(code) => std::process::exit(code),

@@ -1,7 +1,7 @@
 //! The CLI's [`Progress`]: indicatif bars on stderr (drawn only on a terminal) and notes as
 //! `pktlab: …` lines.
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pktlab::lab::{Event, Progress};
 use std::sync::Mutex;
 
@@ -9,12 +9,21 @@ use std::sync::Mutex;
 #[derive(Default)]
 pub struct Bars {
     bar: Mutex<Option<ProgressBar>>,
+    multi: Option<MultiProgress>,
 }
 
 impl Bars {
     /// No bar yet.
     pub fn new() -> Self {
         Bars::default()
+    }
+
+    /// Bars drawn inside `multi` (below the bars already there).
+    pub fn in_multi(multi: MultiProgress) -> Self {
+        Bars {
+            bar: Mutex::new(None),
+            multi: Some(multi),
+        }
     }
 }
 
@@ -45,7 +54,11 @@ impl Progress for Bars {
                 if let Some(old) = g.take() {
                     old.finish_and_clear();
                 }
-                *g = Some(bar(what, total));
+                let b = bar(what, total);
+                *g = Some(match &self.multi {
+                    Some(m) => m.add(b),
+                    None => b,
+                });
             }
             Event::Set { done } => {
                 if let Some(b) = g.as_ref() {

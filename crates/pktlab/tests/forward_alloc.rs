@@ -39,7 +39,7 @@ static A: Counting = Counting;
 
 fn allocs(cfg: &ForwardConfig) -> (u64, u64) {
     let before = ALLOCS.load(Ordering::Relaxed);
-    let r = forward(cfg, &|_| {}).unwrap();
+    let r = forward(cfg, &pktlab::lab::Silent).unwrap();
     (ALLOCS.load(Ordering::Relaxed) - before, r.packets)
 }
 

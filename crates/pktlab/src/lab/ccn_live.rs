@@ -16,6 +16,7 @@ use crate::ccn::live::{
 };
 use crate::ccn::sim::{che_fifo, che_lru};
 use crate::ccn::tlv::Dialect;
+use crate::lab::{Error, Progress, Result};
 use serde::Serialize;
 use std::io;
 use std::net::SocketAddr;
@@ -230,11 +231,10 @@ fn point(cfg: &CaseStudyConfig, cs: usize, run: usize) -> io::Result<CaseStudyRo
     })
 }
 
-/// Runs the sweep `runs` times (sizes in order within each run); `progress` gets each point.
-pub fn run_case_study(
-    cfg: &CaseStudyConfig,
-    progress: &mut dyn FnMut(&CaseStudyRow),
-) -> io::Result<CaseStudyResult> {
+/// Runs the sweep `runs` times (sizes in order within each run). Progress: one step (`ccn
+/// case study`, points done) and a note per point; a socket that cannot be bound or a role
+/// that fails is an [`Error::Run`] naming the point.
+pub fn run_case_study(cfg: &CaseStudyConfig, progress: &dyn Progress) -> Result<CaseStudyResult> {
     let mut res = CaseStudyResult {
         dialect: cfg.dialect.as_str().into(),
         policy: cfg.policy.as_str().into(),
@@ -247,13 +247,24 @@ pub fn run_case_study(
         duration_s: cfg.duration.as_secs_f64(),
         rows: Vec::new(),
     };
-    for run in 0..cfg.runs.max(1) {
+    let runs = cfg.runs.max(1);
+    progress.start("ccn case study", Some((runs * cfg.cs_entries.len()) as u64));
+    for run in 0..runs {
         for &cs in &cfg.cs_entries {
-            let row = point(cfg, cs, run)?;
-            progress(&row);
+            let row = point(cfg, cs, run).map_err(|e| {
+                Error::Run(format!(
+                    "ccn case study on 127.0.0.1, run {run}, CS {cs} entries: {e}"
+                ))
+            })?;
+            progress.note(&format!(
+                "CS {cs:>8}: {:.0} Data/s, hit ratio {:.4} (FIFO approximation {:.4})",
+                row.data_per_s, row.hit_ratio, row.che_fifo
+            ));
             res.rows.push(row);
+            progress.set(res.rows.len() as u64);
         }
     }
+    progress.finish();
     Ok(res)
 }
 
@@ -274,7 +285,7 @@ mod tests {
             window: 16,
             ..Default::default()
         };
-        let r = run_case_study(&cfg, &mut |_| {}).unwrap();
+        let r = run_case_study(&cfg, &crate::lab::Silent).unwrap();
         assert_eq!(r.rows.len(), 2);
         let (off, on) = (&r.rows[0], &r.rows[1]);
         assert!(off.data_per_s > 500.0, "{off:?}");

@@ -16,6 +16,10 @@ pub enum Error {
     /// A parameter is out of range or unknown; the message names it as the CLI flag.
     #[error("{0}")]
     Param(String),
+    /// The experiment could not run to the end (an input that cannot be read, a worker that
+    /// failed); the message names the file or the part.
+    #[error("{0}")]
+    Run(String),
     /// Creating or writing an output file failed.
     #[error("{path}: {what}: {error}")]
     Output {

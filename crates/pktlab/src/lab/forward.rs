@@ -14,6 +14,7 @@
 //! group when there are several) and its own tx ring, and the progress reports carry the
 //! ports' counters for a once-a-second status line.
 
+use super::{Error, Progress, Result};
 use crate::aqm::{AqmParamSet, AqmSpec};
 use crate::io::{read_table, read_updates, synthetic_table, NextHopScheme, Update};
 use crate::io::{DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES};
@@ -401,35 +402,49 @@ fn validate(cfg: &ForwardConfig) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs the data plane as `cfg` says and reports. `progress` is called from the calling
-/// thread about every 0.2 s while the workers run.
-pub fn forward(
+/// Runs the data plane as `cfg` says and reports. Progress: one step (`forward`, packets
+/// received out of the run's total), updated from the calling thread about every 0.2 s while
+/// the workers run. Bad parameters are [`Error::Param`]s naming the flag; a file that cannot be
+/// read or written, or a worker that fails, is an [`Error::Run`] naming it.
+pub fn forward(cfg: &ForwardConfig, progress: &dyn Progress) -> Result<ForwardResult> {
+    forward_with_status(cfg, progress, None)
+}
+
+/// A status callback of [`forward_with_status`]: called about every 0.1 s (live ports) or
+/// 0.2 s with the packets so far and the live ports' counters (for a once-a-second line).
+pub type StatusFn<'a> = &'a (dyn Fn(&ForwardProgress) + Sync);
+
+/// [`forward`], with `status` also called on every progress tick (the CLI's live status line).
+pub fn forward_with_status(
     cfg: &ForwardConfig,
-    progress: &(dyn Fn(&ForwardProgress) + Sync),
-) -> Result<ForwardResult, String> {
-    validate(cfg)?;
-    match (cfg.meta, cfg.meta_bytes) {
-        (MetaKind::Dpdk, _) => run::<Dpdk>(cfg, progress),
-        (MetaKind::CompactAlloc, 0) => run::<CompactAlloc<0>>(cfg, progress),
-        (MetaKind::CompactAlloc, 2) => run::<CompactAlloc<2>>(cfg, progress),
-        (MetaKind::CompactAlloc, 4) => run::<CompactAlloc<4>>(cfg, progress),
-        (MetaKind::CompactAlloc, 8) => run::<CompactAlloc<8>>(cfg, progress),
-        (MetaKind::CompactAlloc, 16) => run::<CompactAlloc<16>>(cfg, progress),
-        (MetaKind::CompactAlloc, 32) => run::<CompactAlloc<32>>(cfg, progress),
-        (MetaKind::CompactAlloc, _) => run::<CompactAlloc<64>>(cfg, progress),
-        (MetaKind::CompactConst, 0) => run::<CompactConst<0>>(cfg, progress),
-        (MetaKind::CompactConst, 2) => run::<CompactConst<2>>(cfg, progress),
-        (MetaKind::CompactConst, 4) => run::<CompactConst<4>>(cfg, progress),
-        (MetaKind::CompactConst, 8) => run::<CompactConst<8>>(cfg, progress),
-        (MetaKind::CompactConst, 16) => run::<CompactConst<16>>(cfg, progress),
-        (MetaKind::CompactConst, 32) => run::<CompactConst<32>>(cfg, progress),
-        (MetaKind::CompactConst, _) => run::<CompactConst<64>>(cfg, progress),
-    }
+    progress: &dyn Progress,
+    status: Option<StatusFn<'_>>,
+) -> Result<ForwardResult> {
+    validate(cfg).map_err(Error::Param)?;
+    let r = match (cfg.meta, cfg.meta_bytes) {
+        (MetaKind::Dpdk, _) => run::<Dpdk>(cfg, progress, status),
+        (MetaKind::CompactAlloc, 0) => run::<CompactAlloc<0>>(cfg, progress, status),
+        (MetaKind::CompactAlloc, 2) => run::<CompactAlloc<2>>(cfg, progress, status),
+        (MetaKind::CompactAlloc, 4) => run::<CompactAlloc<4>>(cfg, progress, status),
+        (MetaKind::CompactAlloc, 8) => run::<CompactAlloc<8>>(cfg, progress, status),
+        (MetaKind::CompactAlloc, 16) => run::<CompactAlloc<16>>(cfg, progress, status),
+        (MetaKind::CompactAlloc, 32) => run::<CompactAlloc<32>>(cfg, progress, status),
+        (MetaKind::CompactAlloc, _) => run::<CompactAlloc<64>>(cfg, progress, status),
+        (MetaKind::CompactConst, 0) => run::<CompactConst<0>>(cfg, progress, status),
+        (MetaKind::CompactConst, 2) => run::<CompactConst<2>>(cfg, progress, status),
+        (MetaKind::CompactConst, 4) => run::<CompactConst<4>>(cfg, progress, status),
+        (MetaKind::CompactConst, 8) => run::<CompactConst<8>>(cfg, progress, status),
+        (MetaKind::CompactConst, 16) => run::<CompactConst<16>>(cfg, progress, status),
+        (MetaKind::CompactConst, 32) => run::<CompactConst<32>>(cfg, progress, status),
+        (MetaKind::CompactConst, _) => run::<CompactConst<64>>(cfg, progress, status),
+    };
+    r.map_err(Error::Run)
 }
 
 fn run<L: Layout>(
     cfg: &ForwardConfig,
-    progress: &(dyn Fn(&ForwardProgress) + Sync),
+    progress: &dyn Progress,
+    status: Option<StatusFn<'_>>,
 ) -> Result<ForwardResult, String> {
     let t_setup = Instant::now();
     let w = cfg.workers;
@@ -644,21 +659,26 @@ fn run<L: Layout>(
         if upd.is_none() {
             barrier.wait();
         }
+        progress.start("forward", Some(totals));
         while finished.load(Ordering::Acquire) < w as u64 {
             std::thread::sleep(Duration::from_millis(if live_rx { 100 } else { 200 }));
             let done = progress_of.iter().map(|p| p.load(Ordering::Relaxed)).sum();
+            progress.set(done);
             let seconds = t0.elapsed().as_secs_f64();
-            progress(&ForwardProgress {
-                done,
-                total: totals,
-                seconds,
-                live: live_stats(&counters),
-            });
+            if let Some(status) = status {
+                status(&ForwardProgress {
+                    done,
+                    total: totals,
+                    seconds,
+                    live: live_stats(&counters),
+                });
+            }
             let asked = cfg.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
             if asked || cfg.duration.is_some_and(|d| seconds >= d) {
                 stop_rx.store(true, Ordering::Relaxed);
             }
         }
+        progress.finish();
         stop.store(true, Ordering::Release);
         let results: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
         let upd = upd.map(|h| h.join());
@@ -768,6 +788,7 @@ fn run<L: Layout>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lab::Silent;
 
     fn small() -> ForwardConfig {
         ForwardConfig {
@@ -793,7 +814,7 @@ mod tests {
                 repeat: 2,
                 ..small()
             };
-            let r = forward(&cfg, &|_| {}).unwrap();
+            let r = forward(&cfg, &Silent).unwrap();
             let d = r.dropped;
             assert_eq!(r.packets, 40_000, "{stages:?}");
             assert_eq!(
@@ -814,18 +835,20 @@ mod tests {
                 batch: 0,
                 ..small()
             },
-            &|_| {},
+            &Silent,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("--batch"));
         let e = forward(
             &ForwardConfig {
                 meta_bytes: 8,
                 ..small()
             },
-            &|_| {},
+            &Silent,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("--meta-bytes 8"));
         assert!(!e.contains('\n'));
     }

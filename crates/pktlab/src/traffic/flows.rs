@@ -188,6 +188,24 @@ impl LengthHist {
         lo + rng.next() % (hi - lo)
     }
 
+    /// The distribution's CDF at `len`: (fraction of flows of length ≤ `len`, fraction of
+    /// packets in such flows), lengths uniform inside each bin (paper 000 fig. 3's axes).
+    pub fn cdf(&self, len: u64) -> (f64, f64) {
+        let (mut prev, mut flows, mut pk, mut all_pk) = (0u64, 0.0, 0.0, 0.0);
+        for (&(lo, hi), &c) in self.bins.iter().zip(&self.cum) {
+            let n = (c - prev) as f64;
+            prev = c;
+            all_pk += n * (lo + hi - 1) as f64 / 2.0;
+            if len >= lo {
+                let top = len.min(hi - 1);
+                let share = (top - lo + 1) as f64 / (hi - lo) as f64;
+                flows += n * share;
+                pk += n * share * (lo + top) as f64 / 2.0;
+            }
+        }
+        (flows / prev.max(1) as f64, pk / all_pk.max(1.0))
+    }
+
     /// Mean length of the distribution.
     pub fn mean(&self) -> f64 {
         let mut prev = 0;
@@ -405,6 +423,21 @@ pub fn flow_key(seed: u64, id: u32) -> FlowKey {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn agh_cdf_matches_the_published_shares() {
+        // shared/data/README.md: 44.7% one-packet flows; flows of >= 1,000 packets are 0.66%
+        // of flows and carry 88.6% of packets.
+        let h = LengthHist::agh();
+        let (f1, p1) = h.cdf(1);
+        assert!((f1 - 0.447).abs() < 0.001, "{f1}");
+        assert!(p1 > 0.0 && p1 < 0.01, "{p1}");
+        let (f999, p999) = h.cdf(999);
+        assert!((1.0 - f999 - 0.0066).abs() < 0.001, "{f999}");
+        assert!((1.0 - p999 - 0.886).abs() < 0.02, "{p999}");
+        assert_eq!(h.cdf(u64::MAX / 4), (1.0, 1.0));
+        assert_eq!(h.cdf(0), (0.0, 0.0));
+    }
 
     #[test]
     fn deterministic_ordered_dense_and_calibrated() {

@@ -1,0 +1,182 @@
+//! Section `ccn-live`: paper 003's case study on real sockets — a Zipf consumer, the pktlab
+//! CCN router and a producer on 127.0.0.1 (Cefore's v0.12 wire format), for growing
+//! content-store sizes: Data/s at the consumer and the CS hit ratio next to the FIFO and LRU
+//! approximations. Runs `pktlab::lab::ccn_live::run_case_study`.
+
+use crate::model::{Body, Cell, Check, CmpRow, Comparison, Figure, Input, Plot, Series, Table};
+use crate::verdict::{monotone, Rule};
+use crate::{Ctx, SectionDef};
+use pktlab::lab::ccn_live::{run_case_study, CaseStudyConfig};
+use pktlab::lab::Result;
+use std::time::Duration;
+
+/// The section.
+pub const SECTION: SectionDef = SectionDef {
+    id: "ccn-live",
+    title: "CCN on the wire: consumer, router and producer on loopback",
+    paper: "003 — P4-based CCN packet generator and Cefore evaluation (Endo, Takemasa, Koizumi, Hasegawa), §4 case study",
+    claim: "Requests for 2^26 names with Zipf α = 0.8 at a Cefore router: without a content store the router is bound by packets per second; with one, the forwarding rate falls as the number of cached contents grows.",
+    run,
+};
+
+fn run(ctx: &Ctx<'_>) -> Result<Body> {
+    let mut b = Body::default();
+    let cfg = CaseStudyConfig {
+        cs_entries: ctx.pick(
+            vec![0, 1 << 8],
+            vec![0, 1 << 10, 1 << 14],
+            vec![0, 1 << 10, 1 << 14, 1 << 16, 1 << 18],
+        ),
+        contents: ctx.pick(1 << 14, 1 << 20, 1 << 26),
+        warmup: Duration::from_secs_f64(ctx.pick(0.3, 1.0, 5.0)),
+        duration: Duration::from_secs_f64(ctx.pick(0.3, 1.0, 5.0)),
+        ..CaseStudyConfig::default()
+    };
+    b.inputs.push(Input::new(
+        "traffic",
+        format!(
+            "pktlab ccn consumer → router → producer, UDP on 127.0.0.1 in this process, Cefore {} dialect; Zipf({}) over {} contents, window {}, {} B payload; CS policy {} (Cefore's local cache); {} s warm-up + {} s measured per size",
+            cfg.dialect.as_str(),
+            cfg.alpha,
+            cfg.contents,
+            cfg.window,
+            cfg.payload,
+            cfg.policy.as_str(),
+            cfg.warmup.as_secs_f64(),
+            cfg.duration.as_secs_f64()
+        ),
+    ));
+    let r = run_case_study(&cfg, ctx.progress)?;
+    b.commands.push(format!(
+        "pktlab ccn producer / router --cs-entries C --cs-policy {} / consumer on udp:127.0.0.1 (see tools/cefore-case-study.sh); the sweep is pktlab::lab::ccn_live::run_case_study",
+        cfg.policy.as_str()
+    ));
+    let with_cs: Vec<_> = r.rows.iter().filter(|x| x.cs_entries > 0).collect();
+    b.comparisons.push(
+        Comparison::new(
+            "ccn-live-hit",
+            "Measured CS hit ratio against the FIFO approximation",
+            "characteristic-time approximation for FIFO (model; the paper publishes no hit ratios)",
+            "hit ratio (router counters, measured run)",
+            with_cs
+                .iter()
+                .map(|x| {
+                    CmpRow::new(
+                        format!("{} entries", x.cs_entries),
+                        Some(x.che_fifo),
+                        Some(x.hit_ratio),
+                    )
+                })
+                .collect(),
+            Rule::Values {
+                rel_tol: 0.1,
+                tie: 0.0,
+            },
+        )
+        .against("FIFO model"),
+    );
+    let pts = |f: fn(&pktlab::lab::ccn_live::CaseStudyRow) -> f64| -> Vec<[f64; 2]> {
+        with_cs
+            .iter()
+            .map(|x| [x.cs_entries as f64, f(x)])
+            .collect()
+    };
+    b.figures.push(Figure::new(
+        "ccn-live-hit",
+        "CS hit ratio on the wire vs CS size",
+        "paper 003 case study",
+        "CS entries",
+        "hit ratio",
+        Plot::Lines {
+            series: vec![
+                Series::new("measured (router)", pts(|x| x.hit_ratio)),
+                Series::new(
+                    "measured (from producer)",
+                    pts(|x| x.hit_ratio_from_producer),
+                ),
+                Series::reference("FIFO approximation", pts(|x| x.che_fifo)),
+                Series::reference("Che (LRU)", pts(|x| x.che_lru)),
+            ],
+            log_x: true,
+            log_y: false,
+        },
+    ));
+    let off = r
+        .rows
+        .iter()
+        .find(|x| x.cs_entries == 0)
+        .map(|x| x.data_per_s);
+    let mut rate = vec![Series::new("with CS", pts(|x| x.data_per_s))];
+    if let (Some(o), Some(f), Some(l)) = (off, with_cs.first(), with_cs.last()) {
+        rate.push(Series::reference(
+            "CS off",
+            vec![[f.cs_entries as f64, o], [l.cs_entries as f64, o]],
+        ));
+    }
+    b.figures.push(Figure::new(
+        "ccn-live-rate",
+        "Data received per second at the consumer vs CS size",
+        "paper 003 case study (forwarding rate)",
+        "CS entries",
+        "Data/s",
+        Plot::Lines {
+            series: rate,
+            log_x: true,
+            log_y: false,
+        },
+    ));
+    let rates: Vec<f64> = with_cs.iter().map(|x| x.data_per_s).collect();
+    b.checks.push(Check::new(
+        "With a CS the forwarding rate falls as the number of cached contents grows",
+        rates.len() >= 2 && rates[rates.len() - 1] < rates[0] && monotone(&rates, false, 0.05),
+        format!(
+            "Data/s by CS size: {}{}",
+            with_cs
+                .iter()
+                .map(|x| format!("{}: {:.0}", x.cs_entries, x.data_per_s))
+                .collect::<Vec<_>>()
+                .join(", "),
+            off.map(|o| format!("; CS off {o:.0}")).unwrap_or_default()
+        ),
+    ));
+    b.tables.push(Table {
+        id: "ccn-live".into(),
+        title: "Every point".into(),
+        columns: [
+            "CS entries",
+            "Data/s",
+            "Interests/s",
+            "hit ratio",
+            "hit (producer)",
+            "FIFO approx.",
+            "CS fill",
+            "timeouts",
+            "RTT p50 µs",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: r
+            .rows
+            .iter()
+            .map(|x| {
+                vec![
+                    Cell::from(x.cs_entries as f64),
+                    x.data_per_s.into(),
+                    x.interests_per_s.into(),
+                    x.hit_ratio.into(),
+                    x.hit_ratio_from_producer.into(),
+                    x.che_fifo.into(),
+                    x.cs_fill.into(),
+                    Cell::from(x.timeouts as f64),
+                    serde_json::to_value(x.rtt_us)
+                        .ok()
+                        .and_then(|v| v.get("p50").and_then(|p| p.as_f64()))
+                        .into(),
+                ]
+            })
+            .collect(),
+    });
+    b.notes.push("On loopback the consumer, router and producer share this machine's two cores, so the rate measures the software path (and the other load), not a 40 Gb/s NIC; the Cefore side of the comparison is tools/cefore-case-study.sh (docs/results/ccn-live.md).".into());
+    b.raw("case_study", &r);
+    Ok(b)
+}
