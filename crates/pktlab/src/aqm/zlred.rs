@@ -94,13 +94,7 @@ impl OccurrenceTable {
     pub fn new(m: usize) -> Self {
         let n = (2 * m).next_power_of_two().max(2);
         OccurrenceTable {
-            slots: vec![
-                Slot {
-                    key: EMPTY,
-                    occ: 0
-                };
-                n
-            ],
+            slots: vec![Slot { key: EMPTY, occ: 0 }; n],
             mask: n - 1,
             shift: 64 - n.trailing_zeros(),
         }
