@@ -181,20 +181,18 @@ impl<P: AqmPacket> Aqm<P> for Red<P> {
         self.stats.arrivals += 1;
         self.update_avg(now);
         let early = self.early_drop();
-        if early && pkt.ecn_capable() && self.q.len() < self.limit {
-            // RFC 3168 §5 / Linux sch_red with `ecn`: mark instead of dropping.
-            pkt.mark_ce();
-            self.stats.marks += 1;
-            self.idle_since = None;
-            self.bytes += pkt.bytes() as u64;
-            self.q.push_back(pkt);
-        } else if early {
+        if early && !pkt.ecn_capable() {
             self.stats.early_drops += 1;
             drops.push(pkt, DropKind::Early);
         } else if self.q.len() >= self.limit {
             self.stats.forced_drops += 1;
             drops.push(pkt, DropKind::Forced);
         } else {
+            if early {
+                // RFC 3168 §5 / Linux sch_red with `ecn`: mark instead of dropping.
+                pkt.mark_ce();
+                self.stats.marks += 1;
+            }
             self.idle_since = None;
             self.bytes += pkt.bytes() as u64;
             self.q.push_back(pkt);

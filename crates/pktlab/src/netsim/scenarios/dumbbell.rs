@@ -381,7 +381,7 @@ pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, String> {
         flows.push(Flow {
             kind,
             agent,
-            sacks: std::collections::VecDeque::new(),
+            sacks: std::collections::VecDeque::with_capacity(if cfg.tcp.sack { 256 } else { 0 }),
             up: Pipe::new(cfg.access_bw_bps, delay),
             down: Pipe::new(cfg.access_bw_bps, delay),
             delivered: 0,

@@ -110,8 +110,13 @@ impl BbrState {
             min_rtt: Time::MAX,
             round_count: 0,
             pacing_rate: HIGH_GAIN * init_cwnd / 1e-3,
-            transitions: vec![(0, BbrMode::Startup)],
-            phases: Vec::new(),
+            transitions: {
+                // Preallocated: logging never allocates while the flow runs.
+                let mut t = Vec::with_capacity(LOG_CAP);
+                t.push((0, BbrMode::Startup));
+                t
+            },
+            phases: Vec::with_capacity(LOG_CAP),
             bw_slot: [0.0; BW_ROUNDS as usize],
             bw_round: [0; BW_ROUNDS as usize],
             next_round_delivered: 0,
