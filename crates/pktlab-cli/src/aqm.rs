@@ -75,6 +75,18 @@ pub struct SimArgs {
     /// TCP Vegas senders (Nv).
     #[arg(long, default_value_t = 10)]
     vegas: u32,
+    /// TCP CUBIC senders (RFC 9438 + HyStart; access delay --reno-delay).
+    #[arg(long, default_value_t = 0)]
+    cubic: u32,
+    /// TCP BBR v1 senders (paced; access delay --reno-delay).
+    #[arg(long, default_value_t = 0)]
+    bbr: u32,
+    /// SACK (RFC 2018) with RFC 6675 loss recovery in every TCP flow.
+    #[arg(long)]
+    sack: bool,
+    /// ECN (RFC 3168): ECT senders; RED, SRED, ZL-RED, CHOKe, FQ-CoDel mark instead of dropping.
+    #[arg(long)]
+    ecn: bool,
     /// UDP CBR senders.
     #[arg(long, default_value_t = 0)]
     udp: u32,
@@ -186,6 +198,10 @@ fn sim(a: SimArgs) -> Result<i32> {
         aqm: a.aqm.clone(),
         reno: a.reno,
         vegas: a.vegas,
+        cubic: a.cubic,
+        bbr: a.bbr,
+        sack: a.sack,
+        ecn: a.ecn,
         udp: a.udp,
         udp_rate: a.udp_rate,
         buffer: a.buffer,
@@ -264,6 +280,23 @@ fn sim(a: SimArgs) -> Result<i32> {
                 f("mean_queue_pkts"),
                 v["wall_s"].as_f64().unwrap_or(f64::NAN)
             );
+        }
+        println!("\nthroughput share per algorithm:");
+        for (name, v) in &runs {
+            let shares = v["shares"].as_array().cloned().unwrap_or_default();
+            let parts: Vec<String> = shares
+                .iter()
+                .map(|s| {
+                    format!(
+                        "{} {:.3} ({:.2} Mb/s/flow, loss {:.4})",
+                        s["kind"].as_str().unwrap_or(""),
+                        s["share"].as_f64().unwrap_or(f64::NAN),
+                        s["mean_mbps"].as_f64().unwrap_or(f64::NAN),
+                        s["loss_rate"].as_f64().unwrap_or(f64::NAN)
+                    )
+                })
+                .collect();
+            println!("  {name:<9} {}", parts.join(", "));
         }
     }
     Ok(0)

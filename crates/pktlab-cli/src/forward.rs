@@ -125,8 +125,7 @@ fn live(cfg: &ForwardConfig, json: bool) -> Result<i32> {
             eprintln!("{line}");
         }
     };
-    let r = forward_with_status(cfg, &Silent, Some(&show))
-    .map_err(|e| anyhow!(e))?;
+    let r = forward_with_status(cfg, &Silent, Some(&show)).map_err(|e| anyhow!(e))?;
     print_result(&r, json)
 }
 

@@ -14,8 +14,8 @@ mod gen;
 mod live;
 mod lpm;
 mod progress;
-mod sink;
 mod reproduce;
+mod sink;
 mod size;
 
 use clap::{Parser, Subcommand};

@@ -1,7 +1,7 @@
 //! The simulator does not allocate per packet: doubling the simulated time (tens of thousands
 //! more packets) adds only a handful of allocations (buffers reaching their high-water mark).
 
-use pktlab::aqm::{AqmSpec, RedParams};
+use pktlab::aqm::{AqmSpec, RedParams, ZlRedParams};
 use pktlab::netsim::scenarios::dumbbell::{run, DumbbellConfig};
 use pktlab::netsim::SEC;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -31,12 +31,15 @@ unsafe impl GlobalAlloc for Counting {
 static A: Counting = Counting;
 
 fn allocs_for(secs: u64, aqm: AqmSpec) -> (u64, u64) {
-    let cfg = DumbbellConfig {
+    allocs_with(DumbbellConfig {
         duration: secs * SEC,
         warmup: SEC,
         aqm,
         ..DumbbellConfig::default()
-    };
+    })
+}
+
+fn allocs_with(cfg: DumbbellConfig) -> (u64, u64) {
     let before = ALLOCS.load(Ordering::Relaxed);
     let r = run(&cfg).unwrap();
     (ALLOCS.load(Ordering::Relaxed) - before, r.events)
@@ -53,4 +56,32 @@ fn no_allocation_per_packet() {
             "allocations {a1} → {a2} for {e1} → {e2} events"
         );
     }
+    cubic_bbr_sack_ecn();
+}
+
+/// Run inside [`no_allocation_per_packet`]: the counting allocator is global, so two tests
+/// running in parallel would count each other's allocations.
+fn cubic_bbr_sack_ecn() {
+    let cfg = |secs| {
+        let mut c = DumbbellConfig {
+            reno: 0,
+            vegas: 0,
+            cubic: 5,
+            bbr: 5,
+            duration: secs * SEC,
+            warmup: SEC,
+            aqm: AqmSpec::ZlRed(ZlRedParams::default()),
+            ..DumbbellConfig::default()
+        };
+        c.tcp.sack = true;
+        c.tcp.ecn = true;
+        c
+    };
+    let (a1, e1) = allocs_with(cfg(8));
+    let (a2, e2) = allocs_with(cfg(16));
+    assert!(e2 > e1 + 50_000, "{e1} {e2}");
+    assert!(
+        a2 <= a1 + 16,
+        "allocations {a1} → {a2} for {e1} → {e2} events"
+    );
 }

@@ -71,7 +71,7 @@ impl<P: AqmPacket> Choke<P> {
 
 impl<P: AqmPacket> Aqm<P> for Choke<P> {
     #[inline]
-    fn enqueue(&mut self, pkt: P, now: Nanos, drops: &mut Drops<P>) {
+    fn enqueue(&mut self, mut pkt: P, now: Nanos, drops: &mut Drops<P>) {
         self.stats.arrivals += 1;
         let w = self.p.w_q;
         match self.idle_since {
@@ -110,7 +110,12 @@ impl<P: AqmPacket> Aqm<P> for Choke<P> {
             } else {
                 true
             };
-            if drop {
+            if drop && pkt.ecn_capable() {
+                // RED's part marks ECN-capable packets (as Linux sch_choke); a matched pair
+                // above is dropped regardless.
+                pkt.mark_ce();
+                self.stats.marks += 1;
+            } else if drop {
                 self.stats.early_drops += 1;
                 drops.push(pkt, DropKind::Early);
                 return;

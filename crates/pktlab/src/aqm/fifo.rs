@@ -42,12 +42,13 @@ impl<P: AqmPacket> Fifo<P> {
 
     /// The admission step every single-queue discipline shares: with `limit` packets queued
     /// the arrival is a forced drop; otherwise `early()` (called only then, so a discipline's
-    /// random draw happens exactly when it would inline) decides an early drop; else it is
+    /// random draw happens exactly when it would inline) decides an early drop — or, for an
+    /// ECN-capable packet, a CE mark (RFC 3168 §5) and the packet is queued; else it is
     /// queued.
     #[inline]
     pub fn offer(
         &mut self,
-        pkt: P,
+        mut pkt: P,
         limit: usize,
         early: impl FnOnce() -> bool,
         drops: &mut Drops<P>,
@@ -55,7 +56,13 @@ impl<P: AqmPacket> Fifo<P> {
         if self.q.len() >= limit {
             self.refuse(pkt, DropKind::Forced, drops);
         } else if early() {
-            self.refuse(pkt, DropKind::Early, drops);
+            if pkt.ecn_capable() {
+                pkt.mark_ce();
+                self.stats.marks += 1;
+                self.push(pkt);
+            } else {
+                self.refuse(pkt, DropKind::Early, drops);
+            }
         } else {
             self.push(pkt);
         }

@@ -159,11 +159,20 @@ impl<P: AqmPacket> FqCodel<P> {
                 self.b[i].dropping = false;
             } else {
                 while self.b[i].dropping && now >= self.b[i].drop_next {
+                    self.b[i].count += 1;
                     if let Some((p, _)) = pkt {
+                        if p.ecn_capable() {
+                            // RFC 8289 §5.7 / Linux codel with ECN: mark, send, next time.
+                            let mut p = p;
+                            p.mark_ce();
+                            self.stats.marks += 1;
+                            let (dn, c) = (self.b[i].drop_next, self.b[i].count);
+                            self.b[i].drop_next = self.control_law(dn, c);
+                            return Some(p);
+                        }
                         self.stats.early_drops += 1;
                         drops.push(p, DropKind::Early);
                     }
-                    self.b[i].count += 1;
                     pkt = self.pop(i);
                     if !self.should_drop(i, pkt, now) {
                         self.b[i].dropping = false;
@@ -174,13 +183,25 @@ impl<P: AqmPacket> FqCodel<P> {
                 }
             }
         } else if drop {
-            if let Some((p, _)) = pkt {
-                self.stats.early_drops += 1;
-                drops.push(p, DropKind::Early);
+            match pkt {
+                Some((mut p, t)) if p.ecn_capable() => {
+                    p.mark_ce();
+                    self.stats.marks += 1;
+                    pkt = Some((p, t));
+                }
+                Some((p, _)) => {
+                    self.stats.early_drops += 1;
+                    drops.push(p, DropKind::Early);
+                    pkt = self.pop(i);
+                    drop = self.should_drop(i, pkt, now);
+                    let _ = drop;
+                }
+                None => {
+                    pkt = self.pop(i);
+                    drop = self.should_drop(i, pkt, now);
+                    let _ = drop;
+                }
             }
-            pkt = self.pop(i);
-            drop = self.should_drop(i, pkt, now);
-            let _ = drop;
             let b = &mut self.b[i];
             b.dropping = true;
             let delta = b.count.wrapping_sub(b.lastcount);

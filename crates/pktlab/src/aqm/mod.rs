@@ -46,6 +46,16 @@ pub trait AqmPacket: Copy {
     fn src_dst(&self) -> u64 {
         self.flow() as u64
     }
+    /// True if the packet is ECN-capable (RFC 3168 ECT, or already CE): a discipline's early
+    /// (probabilistic) decision then marks it with [`AqmPacket::mark_ce`] and queues it
+    /// instead of dropping it. Forced (buffer-full) drops stay drops. Defaults to false.
+    #[inline]
+    fn ecn_capable(&self) -> bool {
+        false
+    }
+    /// Sets Congestion Experienced (only called when [`AqmPacket::ecn_capable`]).
+    #[inline]
+    fn mark_ce(&mut self) {}
 }
 
 /// Why a packet was dropped.
@@ -97,6 +107,8 @@ pub struct AqmStats {
     pub early_drops: u64,
     /// Packets handed out by `dequeue`.
     pub departures: u64,
+    /// ECN-capable packets marked CE instead of being dropped early (RFC 3168).
+    pub marks: u64,
 }
 
 /// The contract of a queueing discipline attached to an output link.
@@ -309,5 +321,72 @@ impl<P: AqmPacket> Aqm<P> for Discipline<P> {
     }
     fn flow_estimate(&self) -> Option<f64> {
         dispatch!(self, q => q.flow_estimate())
+    }
+}
+
+#[cfg(test)]
+mod ecn_tests {
+    use super::*;
+
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct Pk(u32, bool, bool);
+    impl AqmPacket for Pk {
+        fn flow(&self) -> u32 {
+            self.0
+        }
+        fn bytes(&self) -> u32 {
+            1000
+        }
+        fn ecn_capable(&self) -> bool {
+            self.1
+        }
+        fn mark_ce(&mut self) {
+            self.2 = true;
+        }
+    }
+
+    /// 25 % overload for a while, then drain; returns (stats, CE-marked departures).
+    fn overload(q: &mut Discipline<Pk>, ect: bool) -> (AqmStats, u64) {
+        let mut d = Drops::default();
+        let mut ce = 0;
+        for i in 0..60_000u64 {
+            let now = i * 100_000; // 0.1 ms per arrival
+            q.enqueue(Pk((i % 200) as u32, ect, false), now, &mut d);
+            if i % 5 != 4 {
+                if let Some(p) = q.dequeue(now, &mut d) {
+                    ce += p.2 as u64;
+                }
+            }
+            d.clear();
+        }
+        (q.stats(), ce)
+    }
+
+    #[test]
+    fn ecn_capable_packets_are_marked_instead_of_dropped_early() {
+        let ps = AqmParamSet::default();
+        for name in [
+            "red", "sred", "zlred", "choke", "fq_codel", "droptail", "drr",
+        ] {
+            let spec = AqmSpec::parse_with(name, &ps).unwrap();
+            let (plain, _) = overload(&mut spec.build(1000, 100_000, 7).unwrap(), false);
+            let (ecn, ce) = overload(&mut spec.build(1000, 100_000, 7).unwrap(), true);
+            assert_eq!(plain.marks, 0, "{name}: no marks without ECT");
+            match name {
+                "droptail" | "drr" => {
+                    assert_eq!(ecn.marks, 0, "{name} never drops early");
+                    assert_eq!(ecn.early_drops, plain.early_drops);
+                }
+                _ => {
+                    assert!(plain.early_drops > 0, "{name}: drops early without ECN");
+                    assert!(ecn.marks > 0, "{name}: marks with ECN: {ecn:?}");
+                    assert!(ce > 0 && ce <= ecn.marks, "{name}: CE leaves the queue");
+                    if name != "choke" {
+                        // CHOKe still drops matched pairs; the others only mark.
+                        assert_eq!(ecn.early_drops, 0, "{name}: {ecn:?}");
+                    }
+                }
+            }
+        }
     }
 }

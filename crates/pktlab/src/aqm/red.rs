@@ -177,16 +177,22 @@ impl<P: AqmPacket> Red<P> {
 
 impl<P: AqmPacket> Aqm<P> for Red<P> {
     #[inline]
-    fn enqueue(&mut self, pkt: P, now: Nanos, drops: &mut Drops<P>) {
+    fn enqueue(&mut self, mut pkt: P, now: Nanos, drops: &mut Drops<P>) {
         self.stats.arrivals += 1;
         self.update_avg(now);
-        if self.early_drop() {
+        let early = self.early_drop();
+        if early && !pkt.ecn_capable() {
             self.stats.early_drops += 1;
             drops.push(pkt, DropKind::Early);
         } else if self.q.len() >= self.limit {
             self.stats.forced_drops += 1;
             drops.push(pkt, DropKind::Forced);
         } else {
+            if early {
+                // RFC 3168 §5 / Linux sch_red with `ecn`: mark instead of dropping.
+                pkt.mark_ce();
+                self.stats.marks += 1;
+            }
             self.idle_since = None;
             self.bytes += pkt.bytes() as u64;
             self.q.push_back(pkt);

@@ -143,8 +143,11 @@ pub enum ZombieEvent {
 pub struct ZombieList {
     z: Vec<Zombie>,
     m: usize,
-    p_swap: f64,
+    /// `p_swap · 2^53`, rounded up: `u53 < swap_below` ⇔ `u53 · 2^-53 < p_swap` exactly.
+    swap_below: u64,
     alpha: f64,
+    /// `1 − α`, computed once (the same f64 the per-arrival expression produced).
+    keep: f64,
     p: f64,
     rng: SplitMix64,
 }
@@ -155,15 +158,17 @@ impl ZombieList {
         ZombieList {
             z: Vec::with_capacity(m),
             m,
-            p_swap,
+            swap_below: (p_swap * (1u64 << 53) as f64).ceil() as u64,
             alpha,
+            keep: 1.0 - alpha,
             p: 0.0,
             rng: SplitMix64::new(seed),
         }
     }
 
-    /// Processes an arrival of flow `id` at `now`.
-    #[inline]
+    /// Processes an arrival of flow `id` at `now` (always inlined: the caller's `match` on
+    /// the event then compiles to straight branches, with no event value in memory).
+    #[inline(always)]
     pub fn arrive(&mut self, id: u64, now: Nanos) -> ZombieEvent {
         if self.z.len() < self.m {
             self.z.push(Zombie {
@@ -180,11 +185,12 @@ impl ZombieList {
         if zb.id == id {
             zb.count += 1;
             zb.stamp = now;
-            self.p = (1.0 - self.alpha) * self.p + self.alpha;
+            self.p = self.keep * self.p + self.alpha;
             ZombieEvent::Hit { slot }
         } else {
-            self.p *= 1.0 - self.alpha;
-            if self.rng.next_f64() < self.p_swap {
+            self.p *= self.keep;
+            // The same draw as `next_f64() < p_swap`, compared as integers.
+            if self.rng.next_u64() >> 11 < self.swap_below {
                 let (old_id, old_count) = (zb.id, zb.count);
                 *zb = Zombie {
                     id,
@@ -222,13 +228,14 @@ impl ZombieList {
     }
 }
 
-/// Eq. (1) (`th` = B/6 for SRED, th_min for ZL-RED's eq. (7)).
+/// Eq. (1) (`th` = B/6 for SRED, th_min for ZL-RED's eq. (7); `b3` = B/3, precomputed by
+/// the caller so that no division is done per packet).
 #[inline]
-pub(crate) fn p1(q: usize, th: f64, buffer: usize, p_max: f64) -> f64 {
+pub(crate) fn p1(q: usize, th: f64, b3: f64, p_max: f64) -> f64 {
     let q = q as f64;
     if q < th {
         0.0
-    } else if q < buffer as f64 / 3.0 {
+    } else if q < b3 {
         p_max / 4.0
     } else {
         p_max
@@ -243,7 +250,13 @@ pub(crate) fn p3(p1: f64, p: f64, hit: bool) -> f64 {
     }
     let p2 = if p > 0.0 {
         let x = 256.0 * p;
-        p1 * (1.0 / (x * x)).min(1.0)
+        let xx = x * x;
+        // min(1, 1/x²) is 1 exactly when x² ≤ 1: skip the division then (same result).
+        if xx <= 1.0 {
+            p1
+        } else {
+            p1 * (1.0 / xx)
+        }
     } else {
         p1
     };
@@ -261,6 +274,8 @@ pub struct Sred<P> {
     zl: ZombieList,
     fifo: Fifo<P>,
     limit: usize,
+    /// B/6 and B/3 of eq. (1), computed once.
+    th: (f64, f64),
     rng: SplitMix64,
     last_p: f64,
 }
@@ -278,6 +293,7 @@ impl<P: AqmPacket> Sred<P> {
             params,
             fifo: Fifo::new(limit),
             limit,
+            th: (limit as f64 / 6.0, limit as f64 / 3.0),
             rng: SplitMix64::new(seed ^ 0x5352_4544),
             last_p: 0.0,
         })
@@ -300,9 +316,8 @@ impl<P: AqmPacket> Aqm<P> for Sred<P> {
         self.fifo.stats.arrivals += 1;
         let ev = self.zl.arrive(self.params.flow_key.of(&pkt), now);
         let hit = matches!(ev, ZombieEvent::Hit { .. });
-        let b = self.limit;
         let p = p3(
-            p1(self.fifo.q.len(), b as f64 / 6.0, b, self.params.p_max),
+            p1(self.fifo.q.len(), self.th.0, self.th.1, self.params.p_max),
             self.zl.p(),
             hit,
         )
@@ -351,9 +366,9 @@ mod tests {
     #[test]
     fn probabilities_follow_eqs_1_to_3() {
         // (1): thresholds B/6 and B/3.
-        assert_eq!(p1(99, 100.0, 600, 0.15), 0.0);
-        assert_eq!(p1(100, 100.0, 600, 0.15), 0.15 / 4.0);
-        assert_eq!(p1(200, 100.0, 600, 0.15), 0.15);
+        assert_eq!(p1(99, 100.0, 200.0, 0.15), 0.0);
+        assert_eq!(p1(100, 100.0, 200.0, 0.15), 0.15 / 4.0);
+        assert_eq!(p1(200, 100.0, 200.0, 0.15), 0.15);
         // (2): P = 1/512 → (256 P)² = 1/4 → min(1, 4) = 1; P = 1/128 → 1/4.
         assert_eq!(p3(0.15, 1.0 / 512.0, false), 0.15);
         assert!((p3(0.15, 1.0 / 128.0, false) - 0.15 / 4.0).abs() < 1e-12);

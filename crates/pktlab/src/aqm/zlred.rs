@@ -22,7 +22,7 @@
 use super::fifo::Fifo;
 use super::sred::{p1, p3, FlowKey, SredParams, ZombieEvent, ZombieList};
 use super::{Aqm, AqmPacket, AqmStats, Drops, Nanos};
-use crate::util::{splitmix64, SplitMix64};
+use crate::util::SplitMix64;
 
 /// ZL-RED parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -71,14 +71,22 @@ impl ZlRedParams {
 
 const EMPTY: u64 = u64::MAX;
 
+/// One slot of the occurrence table: key and value side by side (one cache access per probe).
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    key: u64,
+    occ: u64,
+}
+
 /// The per-flow Occurrence table of §5.2.3: `2m` slots (rounded up to a power of two),
 /// closed hashing on the flow id. At most `m` distinct flows are live, so the load factor
-/// stays ≤ 1/2 and probes are short.
+/// stays ≤ 1/2 and probes are short. The home slot is Fibonacci hashing (one multiply, the
+/// top bits), so a lookup costs a multiply, a shift and usually one 16-byte load.
 #[derive(Clone, Debug)]
 pub struct OccurrenceTable {
-    keys: Vec<u64>,
-    occ: Vec<u64>,
+    slots: Vec<Slot>,
     mask: usize,
+    shift: u32,
 }
 
 impl OccurrenceTable {
@@ -86,15 +94,15 @@ impl OccurrenceTable {
     pub fn new(m: usize) -> Self {
         let n = (2 * m).next_power_of_two().max(2);
         OccurrenceTable {
-            keys: vec![EMPTY; n],
-            occ: vec![0; n],
+            slots: vec![Slot { key: EMPTY, occ: 0 }; n],
             mask: n - 1,
+            shift: 64 - n.trailing_zeros(),
         }
     }
 
     #[inline]
     fn home(&self, id: u64) -> usize {
-        splitmix64(id) as usize & self.mask
+        (id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
     }
 
     /// Slot of `id`, or the empty slot where it would go.
@@ -102,7 +110,7 @@ impl OccurrenceTable {
     fn find(&self, id: u64) -> (usize, bool) {
         let mut i = self.home(id);
         loop {
-            let k = self.keys[i];
+            let k = self.slots[i].key;
             if k == id {
                 return (i, true);
             }
@@ -117,20 +125,21 @@ impl OccurrenceTable {
     #[inline]
     pub fn get(&self, id: u64) -> u64 {
         match self.find(id) {
-            (i, true) => self.occ[i],
+            (i, true) => self.slots[i].occ,
             _ => 0,
         }
     }
 
-    /// Adds `d` to the occurrence of `id`.
+    /// Adds `d` to the occurrence of `id`; returns the new occurrence.
     #[inline]
-    pub fn add(&mut self, id: u64, d: u64) {
+    pub fn add(&mut self, id: u64, d: u64) -> u64 {
         let (i, found) = self.find(id);
+        let s = &mut self.slots[i];
         if !found {
-            self.keys[i] = id;
-            self.occ[i] = 0;
+            *s = Slot { key: id, occ: 0 };
         }
-        self.occ[i] += d;
+        s.occ += d;
+        s.occ
     }
 
     /// Subtracts `d` (≤ the current value) from the occurrence of `id`, deleting the entry
@@ -141,16 +150,17 @@ impl OccurrenceTable {
         if !found {
             return;
         }
-        self.occ[i] = self.occ[i].saturating_sub(d);
-        if self.occ[i] > 0 {
+        let s = &mut self.slots[i];
+        s.occ = s.occ.saturating_sub(d);
+        if s.occ > 0 {
             return;
         }
         // Knuth's algorithm R for linear probing.
-        self.keys[i] = EMPTY;
+        s.key = EMPTY;
         let mut j = i;
         loop {
             j = (j + 1) & self.mask;
-            let k = self.keys[j];
+            let k = self.slots[j].key;
             if k == EMPTY {
                 return;
             }
@@ -162,9 +172,8 @@ impl OccurrenceTable {
                 i < h || h <= j
             };
             if !stays {
-                self.keys[i] = k;
-                self.occ[i] = self.occ[j];
-                self.keys[j] = EMPTY;
+                self.slots[i] = self.slots[j];
+                self.slots[j].key = EMPTY;
                 i = j;
             }
         }
@@ -172,7 +181,7 @@ impl OccurrenceTable {
 
     /// Number of live flows.
     pub fn len(&self) -> usize {
-        self.keys.iter().filter(|&&k| k != EMPTY).count()
+        self.slots.iter().filter(|s| s.key != EMPTY).count()
     }
 
     /// True if no flow is present.
@@ -192,6 +201,10 @@ pub struct ZlRed<P> {
     p_avg: f64,
     fifo: Fifo<P>,
     limit: usize,
+    /// B/3 of eq. (1), computed once.
+    b3: f64,
+    /// `1 − w_avg`, computed once.
+    keep_avg: f64,
     rng: SplitMix64,
     last_p: f64,
     last_misbehaving: bool,
@@ -214,6 +227,8 @@ impl<P: AqmPacket> ZlRed<P> {
             p_avg: 0.0,
             fifo: Fifo::new(limit),
             limit,
+            b3: limit as f64 / 3.0,
+            keep_avg: 1.0 - params.w_avg,
             rng: SplitMix64::new(seed ^ 0x5A4C_5245),
             last_p: 0.0,
             last_misbehaving: false,
@@ -247,43 +262,42 @@ impl<P: AqmPacket> ZlRed<P> {
     }
 
     /// Updates the zombie list, T and the occurrence table for an arrival of `id`; returns
-    /// whether it was a hit.
+    /// whether it was a hit, and the arrival's occurrence F when the update produced it (one
+    /// table probe serves both the update and eq. (4)).
     #[inline]
-    fn observe(&mut self, id: u64, now: Nanos) -> bool {
+    fn observe(&mut self, id: u64, now: Nanos) -> (bool, Option<u64>) {
         match self.zl.arrive(id, now) {
             ZombieEvent::Added { .. } => {
                 self.total += 1;
-                self.table.add(id, 1);
-                false
+                (false, Some(self.table.add(id, 1)))
             }
             ZombieEvent::Hit { .. } => {
                 self.total += 1;
-                self.table.add(id, 1);
-                true
+                (true, Some(self.table.add(id, 1)))
             }
             ZombieEvent::Swapped {
                 old_id, old_count, ..
             } => {
-                self.total = self.total + 1 - (old_count + 1);
+                self.total -= old_count;
                 self.table.sub(old_id, old_count + 1);
-                self.table.add(id, 1);
-                false
+                (false, Some(self.table.add(id, 1)))
             }
-            ZombieEvent::Miss => false,
+            ZombieEvent::Miss => (false, None),
         }
     }
 
-    /// Eqs. (4)–(6) for an arrival of `id` with SRED probability `p3` (unclamped).
+    /// Eqs. (4)–(6) for an arrival of `id` with SRED probability `p3` (unclamped); `f` is
+    /// its occurrence if [`ZlRed::observe`] already read it.
     #[inline]
-    fn p5(&mut self, id: u64, p3: f64) -> f64 {
+    fn p5(&mut self, id: u64, f: Option<u64>, p3: f64) -> f64 {
         if p3 <= 0.0 {
             self.last_misbehaving = false;
             return 0.0;
         }
         let p = self.zl.p();
         let tp = self.total as f64 * p;
-        let f = self.table.get(id) as f64;
         let p4 = if tp > 0.0 {
+            let f = f.unwrap_or_else(|| self.table.get(id)) as f64;
             let mis = f > tp;
             self.last_misbehaving = mis;
             p3 * (f / tp) * if mis { self.params.a } else { 1.0 }
@@ -292,7 +306,7 @@ impl<P: AqmPacket> ZlRed<P> {
             p3
         };
         let w = self.params.w_avg;
-        self.p_avg = (1.0 - w) * self.p_avg + w * p4;
+        self.p_avg = self.keep_avg * self.p_avg + w * p4;
         if self.p_avg > 0.0 {
             p4 * p3.min(1.0) / self.p_avg
         } else {
@@ -306,14 +320,14 @@ impl<P: AqmPacket> Aqm<P> for ZlRed<P> {
     fn enqueue(&mut self, pkt: P, now: Nanos, drops: &mut Drops<P>) {
         self.fifo.stats.arrivals += 1;
         let id = self.key.of(&pkt);
-        let hit = self.observe(id, now);
+        let (hit, f) = self.observe(id, now);
         let s = &self.params.sred;
         let p3 = p3(
-            p1(self.fifo.q.len(), self.params.th_min, self.limit, s.p_max),
+            p1(self.fifo.q.len(), self.params.th_min, self.b3, s.p_max),
             self.zl.p(),
             hit,
         );
-        let p = self.p5(id, p3).min(1.0);
+        let p = self.p5(id, f, p3).min(1.0);
         self.last_p = p;
         let rng = &mut self.rng;
         self.fifo

@@ -5,7 +5,7 @@
 
 use super::{median, Error, Progress, Result};
 use crate::aqm::{AqmParamSet, AqmSpec, FlowKey, RedParams, SredParams, ZlRedParams};
-use crate::netsim::scenarios::dumbbell::{run, DumbbellConfig, DumbbellResult, Series};
+use crate::netsim::scenarios::dumbbell::{run, DumbbellConfig, DumbbellResult, FlowKind, Series};
 use crate::netsim::tcp::{TcpConfig, VegasLoss};
 use crate::netsim::{secs, MS};
 use rayon::prelude::*;
@@ -94,6 +94,14 @@ pub struct AqmSimConfig {
     pub reno: u32,
     /// TCP Vegas senders (Nv).
     pub vegas: u32,
+    /// TCP CUBIC senders (access delay `reno_delay`).
+    pub cubic: u32,
+    /// TCP BBR v1 senders (access delay `reno_delay`).
+    pub bbr: u32,
+    /// SACK (RFC 2018 / RFC 6675) in every TCP sender and receiver.
+    pub sack: bool,
+    /// ECN (RFC 3168): ECT senders, AQMs mark instead of dropping early.
+    pub ecn: bool,
     /// UDP CBR senders.
     pub udp: u32,
     /// Rate of each UDP sender, Mbit/s.
@@ -167,6 +175,10 @@ impl Default for AqmSimConfig {
             aqm: vec!["droptail".into()],
             reno: 10,
             vegas: 10,
+            cubic: 0,
+            bbr: 0,
+            sack: false,
+            ecn: false,
             udp: 0,
             udp_rate: 10.0,
             buffer: 1000,
@@ -255,6 +267,8 @@ impl AqmSimConfig {
             vegas_alpha: a.vegas_alpha,
             vegas_beta: a.vegas_beta,
             vegas_gamma: a.vegas_gamma,
+            sack: a.sack,
+            ecn: a.ecn,
             ..TcpConfig::default()
         };
         let buffer = u32::try_from(a.buffer).map_err(|_| Error::param("--buffer too large"))?;
@@ -266,6 +280,8 @@ impl AqmSimConfig {
         let cfg = DumbbellConfig {
             reno: a.reno,
             vegas: a.vegas,
+            cubic: a.cubic,
+            bbr: a.bbr,
             udp: a.udp,
             udp_rate_bps: mbps("udp-rate", a.udp_rate)?,
             access_bw_bps: mbps("access-bw", a.access_bw)?,
@@ -456,6 +472,8 @@ pub struct TcpInfo {
     pub dupack_threshold: u32,
     pub recovery: &'static str,
     pub sack: bool,
+    #[serde(skip_serializing_if = "is_false")]
+    pub ecn: bool,
     pub timestamps: bool,
     pub delayed_ack: bool,
     pub delack_timeout_ms: f64,
@@ -472,6 +490,10 @@ pub struct RunConfigInfo {
     pub scenario: &'static str,
     pub reno: u32,
     pub vegas: u32,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub cubic: u32,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub bbr: u32,
     pub udp: u32,
     pub udp_rate_mbps: f64,
     pub access_bw_mbps: f64,
@@ -498,6 +520,8 @@ impl RunConfigInfo {
             scenario: "dumbbell",
             reno: c.reno,
             vegas: c.vegas,
+            cubic: c.cubic,
+            bbr: c.bbr,
             udp: c.udp,
             udp_rate_mbps: c.udp_rate_bps as f64 / 1e6,
             access_bw_mbps: c.access_bw_bps as f64 / 1e6,
@@ -523,8 +547,15 @@ impl RunConfigInfo {
                 max_rto_ms: msf(t.max_rto),
                 granularity_ms: msf(t.granularity),
                 dupack_threshold: t.dupack_threshold,
-                recovery: if t.newreno { "newreno" } else { "reno" },
-                sack: false,
+                recovery: if t.sack {
+                    "sack"
+                } else if t.newreno {
+                    "newreno"
+                } else {
+                    "reno"
+                },
+                sack: t.sack,
+                ecn: t.ecn,
                 timestamps: false,
                 delayed_ack: t.delayed_ack,
                 delack_timeout_ms: msf(t.delack_timeout),
@@ -574,6 +605,52 @@ pub struct Summary {
     pub forced_drops: u64,
     /// The discipline's estimate of the number of active flows (SRED/ZL-RED's 1/P).
     pub flow_estimate: Option<f64>,
+    /// ECN marks at the bottleneck (absent when 0).
+    #[serde(skip_serializing_if = "is_zero_u64")]
+    pub ecn_marks: u64,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+fn is_zero(x: &u32) -> bool {
+    *x == 0
+}
+fn is_zero_u64(x: &u64) -> bool {
+    *x == 0
+}
+
+/// One algorithm's part of a run's goodput.
+#[derive(Clone, Debug, Serialize)]
+pub struct ShareInfo {
+    /// `reno`, `vegas`, `cubic`, `bbr` or `udp`.
+    pub kind: &'static str,
+    /// Its flows.
+    pub flows: u32,
+    /// Their total goodput, Mbit/s.
+    pub total_mbps: f64,
+    /// Mean goodput per flow, Mbit/s.
+    pub mean_mbps: f64,
+    /// Share of the total goodput.
+    pub share: f64,
+    /// Loss rate of its packets at the bottleneck.
+    pub loss_rate: f64,
+}
+
+impl ShareInfo {
+    fn all(r: &DumbbellResult) -> Vec<Self> {
+        r.shares
+            .iter()
+            .map(|s| ShareInfo {
+                kind: s.kind.name(),
+                flows: s.flows,
+                total_mbps: s.total_mbps,
+                mean_mbps: s.mean_mbps,
+                share: s.share,
+                loss_rate: s.loss_rate,
+            })
+            .collect()
+    }
 }
 
 impl Summary {
@@ -593,6 +670,7 @@ impl Summary {
             early_drops: r.early_drops,
             forced_drops: r.forced_drops,
             flow_estimate: r.flow_estimate,
+            ecn_marks: r.ecn_marks,
         }
     }
 
@@ -631,6 +709,8 @@ pub struct RunResult {
     /// of the JSON form).
     #[serde(skip)]
     pub series: Option<Series>,
+    /// Per algorithm: its throughput share.
+    pub shares: Vec<ShareInfo>,
 }
 
 impl RunResult {
@@ -656,6 +736,7 @@ impl RunResult {
                 .collect(),
             summary: Summary::of(r),
             series: None,
+            shares: ShareInfo::all(r),
         }
     }
 }
@@ -708,8 +789,8 @@ pub fn sim(cfg: &AqmSimConfig, p: &dyn Progress) -> Result<AqmSimResult> {
         let name = spec.name();
         let dc = cfg.dumbbell(spec)?;
         p.note(&format!(
-            "aqm sim {name}: {} reno + {} vegas + {} udp, {} s simulated…",
-            dc.reno, dc.vegas, dc.udp, cfg.duration
+            "aqm sim {name}: {} reno + {} vegas + {} cubic + {} bbr + {} udp, {} s simulated…",
+            dc.reno, dc.vegas, dc.cubic, dc.bbr, dc.udp, cfg.duration
         ));
         p.start(&format!("aqm sim {name}"), None);
         let t0 = Instant::now();
@@ -1036,11 +1117,14 @@ pub struct StudyRun {
 }
 
 /// Result of [`study`] (what `figN.json` holds).
+pub type StudyResult = Sweep<StudyRow, StudyRun>;
+
+/// A sweep's result: its setting, the points aggregated over seeds (`R`) and every run (`U`).
 #[derive(Clone, Debug, Serialize)]
-pub struct StudyResult {
-    /// The figure.
+pub struct Sweep<R, U> {
+    /// The figure or mix.
     pub study: String,
-    /// The paper.
+    /// The paper (or "beyond paper 002").
     pub paper: &'static str,
     /// Simulated seconds per run.
     pub duration_s: f64,
@@ -1059,9 +1143,9 @@ pub struct StudyResult {
     /// The configuration of the first run.
     pub config_example: Option<RunConfigInfo>,
     /// Points aggregated over seeds.
-    pub rows: Vec<StudyRow>,
+    pub rows: Vec<R>,
     /// Every run.
-    pub runs: Vec<StudyRun>,
+    pub runs: Vec<U>,
 }
 
 /// A study's runs, planned: its points and one job per (point, seed), each with the
@@ -1240,6 +1324,55 @@ pub fn study(cfg: &StudyConfig, p: &dyn Progress) -> Result<StudyResult> {
     plan.collect(runs, pool.current_num_threads(), t0.elapsed().as_secs_f64())
 }
 
+/// What [`run_parallel`] returns: every run (point, seed, result, wall seconds) in job order.
+struct ParallelRuns {
+    runs: Vec<(usize, u64, DumbbellResult, f64)>,
+    threads: usize,
+    wall_s: f64,
+}
+
+/// Runs dumbbell jobs `(point, seed, config)` on a rayon pool of `threads` (None: all cores),
+/// reporting progress; results come back in job order.
+fn run_parallel(
+    name: &str,
+    points: usize,
+    seeds: u64,
+    duration: f64,
+    threads: Option<usize>,
+    jobs: &[(usize, u64, DumbbellConfig)],
+    p: &dyn Progress,
+) -> Result<ParallelRuns> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.unwrap_or(0))
+        .build()
+        .map_err(|e| Error::param(format!("--threads: {e}")))?;
+    p.note(&format!(
+        "aqm study {name}: {points} points × {seeds} seeds = {} runs of {duration} s on {} threads…",
+        jobs.len(),
+        pool.current_num_threads()
+    ));
+    let done = AtomicUsize::new(0);
+    let t0 = Instant::now();
+    p.start(&format!("{name} runs"), Some(jobs.len() as u64));
+    let runs = pool.install(|| {
+        jobs.par_iter()
+            .map(|(i, seed, dc)| {
+                let t = Instant::now();
+                let r = run(dc).map_err(Error::Param)?;
+                let k = done.fetch_add(1, Ordering::Relaxed) + 1;
+                p.set(k as u64);
+                Ok((*i, *seed, r, t.elapsed().as_secs_f64()))
+            })
+            .collect::<Result<Vec<_>>>()
+    })?;
+    p.finish();
+    Ok(ParallelRuns {
+        runs,
+        threads: pool.current_num_threads(),
+        wall_s: t0.elapsed().as_secs_f64(),
+    })
+}
+
 impl StudyResult {
     /// The rows as CSV: point columns, then mean, min and max of every metric of [`METRICS`].
     pub fn csv(&self) -> String {
@@ -1282,15 +1415,25 @@ impl StudyResult {
 
 /// Writes `DIR/figN.json` and `DIR/figN.csv` of a study; returns their paths.
 pub fn write_study(r: &StudyResult, dir: &Path) -> Result<(PathBuf, PathBuf)> {
+    write_json_csv(r, &r.study, &r.csv(), dir)
+}
+
+/// Writes `DIR/NAME.json` (`r` as one JSON line) and `DIR/NAME.csv`; returns their paths.
+fn write_json_csv<T: Serialize>(
+    r: &T,
+    name: &str,
+    csv: &str,
+    dir: &Path,
+) -> Result<(PathBuf, PathBuf)> {
     let d = dir.display().to_string();
     std::fs::create_dir_all(dir).map_err(|e| Error::output(&d, "cannot create", e))?;
-    let jp = dir.join(format!("{}.json", r.study));
-    let cp = dir.join(format!("{}.csv", r.study));
+    let jp = dir.join(format!("{name}.json"));
+    let cp = dir.join(format!("{name}.csv"));
     let json = serde_json::to_value(r)
         .map_err(|e| Error::output(jp.display(), "cannot serialise", std::io::Error::other(e)))?;
     std::fs::write(&jp, format!("{json}\n"))
         .map_err(|e| Error::output(jp.display(), "write failed", e))?;
-    std::fs::write(&cp, r.csv()).map_err(|e| Error::output(cp.display(), "write failed", e))?;
+    std::fs::write(&cp, csv).map_err(|e| Error::output(cp.display(), "write failed", e))?;
     Ok((jp, cp))
 }
 
@@ -1395,6 +1538,7 @@ pub fn bench(a: &AqmBenchConfig, p: &dyn Progress) -> Result<AqmBenchResult> {
                 seq: i as u32,
                 size: 1040,
                 kind: PktKind::Data,
+                ecn: 0,
                 enq_at: 0,
             })
             .collect();
@@ -1445,6 +1589,305 @@ pub fn bench(a: &AqmBenchConfig, p: &dyn Progress) -> Result<AqmBenchResult> {
         seed: a.seed,
         rows,
     })
+}
+
+/// The mixes of today's TCPs that [`mix_study`] runs ("beyond the paper"): the first
+/// algorithm named gets half of the connections, the second the other half.
+pub const MIXES: [&str; 3] = ["cubic-vs-bbr", "reno-vs-cubic", "cubic-vs-vegas"];
+
+/// Configuration of [`mix_study`]: one mix over disciplines × ECN off/on × connection counts.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MixStudyConfig {
+    /// One of [`MIXES`].
+    pub mix: String,
+    /// Disciplines at the bottleneck.
+    pub aqm: Vec<String>,
+    /// ECN settings to run (false = drops, true = ECT senders and marking AQMs).
+    pub ecn: Vec<bool>,
+    /// Total TCP connections per point (half each algorithm).
+    pub conns: Vec<u32>,
+    /// Buffer B, packets.
+    pub buffer: u32,
+    /// SACK in every sender and receiver.
+    pub sack: bool,
+    /// Seeds per point.
+    pub seeds: u64,
+    /// First seed.
+    pub seed: u64,
+    /// Simulated seconds per run.
+    pub duration: f64,
+    /// Seconds excluded at the start.
+    pub warmup: f64,
+    /// Worker threads (None: all cores).
+    pub threads: Option<usize>,
+    /// SRED/ZL-RED parameters.
+    pub zombie: ZombieParams,
+}
+
+impl Default for MixStudyConfig {
+    fn default() -> Self {
+        MixStudyConfig {
+            mix: "cubic-vs-bbr".into(),
+            aqm: ["droptail", "red", "sred", "zlred", "fq_codel", "drr"]
+                .map(String::from)
+                .to_vec(),
+            ecn: vec![false, true],
+            conns: vec![20],
+            buffer: 1000,
+            sack: true,
+            seeds: 3,
+            seed: 1,
+            duration: 200.0,
+            warmup: 50.0,
+            threads: None,
+            zombie: ZombieParams::default(),
+        }
+    }
+}
+
+/// One point of a mix study, aggregated over its seeds. `a`/`b` are the mix's two
+/// algorithms; `b_share` is b's share of the TCP goodput (0.5 = fair between the groups).
+#[derive(Clone, Debug, Serialize)]
+#[allow(missing_docs)] // metric fields: mean/min/max over seeds
+pub struct MixRow {
+    pub mix: String,
+    pub aqm: String,
+    pub ecn: bool,
+    pub conns: u32,
+    pub a: &'static str,
+    pub b: &'static str,
+    pub seeds: usize,
+    pub a_mbps: Stat,
+    pub b_mbps: Stat,
+    pub b_share: Stat,
+    pub jain: Stat,
+    pub utilization: Stat,
+    pub loss_rate: Stat,
+    pub mean_queue_pkts: Stat,
+    pub mean_queue_delay_ms: Stat,
+    pub ecn_marks: Stat,
+    /// Verdict: |b_share − 0.5| ≤ 0.1 and Jain ≥ 0.9 (means over seeds).
+    pub fair: bool,
+}
+
+/// One run of a mix study.
+#[derive(Clone, Debug, Serialize)]
+#[allow(missing_docs)] // as in `MixRow`, one seed
+pub struct MixRun {
+    pub point: usize,
+    pub seed: u64,
+    pub a_mbps: f64,
+    pub b_mbps: f64,
+    pub b_share: f64,
+    pub jain: f64,
+    pub utilization: f64,
+    pub loss_rate: f64,
+    pub mean_queue_pkts: f64,
+    pub mean_queue_delay_ms: f64,
+    pub ecn_marks: f64,
+    pub wall_s: f64,
+}
+
+/// Result of [`mix_study`] (what `MIX.json` holds).
+pub type MixStudyResult = Sweep<MixRow, MixRun>;
+
+fn mix_kinds(mix: &str) -> Result<(FlowKind, FlowKind)> {
+    Ok(match mix {
+        "cubic-vs-bbr" => (FlowKind::Cubic, FlowKind::Bbr),
+        "reno-vs-cubic" => (FlowKind::Reno, FlowKind::Cubic),
+        "cubic-vs-vegas" => (FlowKind::Cubic, FlowKind::Vegas),
+        o => {
+            return Err(Error::param(format!(
+                "unknown mix '{o}' (known: {})",
+                MIXES.join(", ")
+            )))
+        }
+    })
+}
+
+fn set_count(c: &mut DumbbellConfig, k: FlowKind, n: u32) {
+    match k {
+        FlowKind::Reno => c.reno = n,
+        FlowKind::Vegas => c.vegas = n,
+        FlowKind::Cubic => c.cubic = n,
+        FlowKind::Bbr => c.bbr = n,
+        FlowKind::Udp => c.udp = n,
+    }
+}
+
+/// Runs a mix of today's TCPs ([`MIXES`]) on paper 002's dumbbell over disciplines × ECN
+/// × connection counts × seeds, in parallel (rayon): which AQM shares the bottleneck fairly
+/// between the two algorithms.
+pub fn mix_study(cfg: &MixStudyConfig, p: &dyn Progress) -> Result<MixStudyResult> {
+    let (ka, kb) = mix_kinds(&cfg.mix)?;
+    if cfg.seeds == 0 {
+        return Err(Error::param("--seeds must be at least 1"));
+    }
+    if cfg.ecn.is_empty() || cfg.conns.is_empty() || cfg.aqm.is_empty() {
+        return Err(Error::param(
+            "--aqm, --ecn and --conns need at least one value",
+        ));
+    }
+    let mut ps = AqmParamSet::default();
+    cfg.zombie.apply(&mut ps)?;
+    let mut pts = Vec::new();
+    for name in &cfg.aqm {
+        let spec =
+            AqmSpec::parse_with(name, &ps).map_err(|e| Error::param(format!("--aqm: {e}")))?;
+        for &ecn in &cfg.ecn {
+            for &n in &cfg.conns {
+                if n < 2 {
+                    return Err(Error::param("--conns: need at least 2 connections"));
+                }
+                pts.push((spec.clone(), ecn, n));
+            }
+        }
+    }
+    let mut jobs = Vec::new();
+    for (i, (spec, ecn, n)) in pts.iter().enumerate() {
+        for s in 0..cfg.seeds {
+            let mut c = DumbbellConfig {
+                reno: 0,
+                vegas: 0,
+                buffer: cfg.buffer,
+                aqm: spec.clone(),
+                duration: secs(positive("duration", cfg.duration)?),
+                warmup: secs(non_negative("warmup", cfg.warmup)?),
+                seed: cfg.seed.wrapping_add(s),
+                ..DumbbellConfig::default()
+            };
+            c.tcp.sack = cfg.sack;
+            c.tcp.ecn = *ecn;
+            set_count(&mut c, ka, n / 2);
+            set_count(&mut c, kb, n - n / 2);
+            c.validate().map_err(Error::Param)?;
+            jobs.push((i, c.seed, c));
+        }
+    }
+    let par = run_parallel(
+        &cfg.mix,
+        pts.len(),
+        cfg.seeds,
+        cfg.duration,
+        cfg.threads,
+        &jobs,
+        p,
+    )?;
+    let runs: Vec<MixRun> = par
+        .runs
+        .iter()
+        .map(|(i, seed, r, wall)| {
+            let get = |k: FlowKind| r.shares.iter().find(|s| s.kind == k);
+            let (a, b) = (get(ka), get(kb));
+            let at = a.map_or(0.0, |s| s.total_mbps);
+            let bt = b.map_or(0.0, |s| s.total_mbps);
+            MixRun {
+                point: *i,
+                seed: *seed,
+                a_mbps: a.map_or(0.0, |s| s.mean_mbps),
+                b_mbps: b.map_or(0.0, |s| s.mean_mbps),
+                b_share: if at + bt > 0.0 { bt / (at + bt) } else { 0.0 },
+                jain: r.jain,
+                utilization: r.utilization,
+                loss_rate: r.loss_rate,
+                mean_queue_pkts: r.mean_queue_pkts,
+                mean_queue_delay_ms: r.mean_queue_delay_ms,
+                ecn_marks: r.ecn_marks as f64,
+                wall_s: *wall,
+            }
+        })
+        .collect();
+    let rows = pts
+        .iter()
+        .enumerate()
+        .map(|(i, (spec, ecn, n))| {
+            let rs: Vec<&MixRun> = runs.iter().filter(|r| r.point == i).collect();
+            let st = |f: fn(&MixRun) -> f64| Stat::of(&rs.iter().map(|r| f(r)).collect::<Vec<_>>());
+            let (b_share, jain) = (st(|r| r.b_share), st(|r| r.jain));
+            MixRow {
+                mix: cfg.mix.clone(),
+                aqm: spec.name().to_string(),
+                ecn: *ecn,
+                conns: *n,
+                a: ka.name(),
+                b: kb.name(),
+                seeds: rs.len(),
+                a_mbps: st(|r| r.a_mbps),
+                b_mbps: st(|r| r.b_mbps),
+                b_share,
+                jain,
+                utilization: st(|r| r.utilization),
+                loss_rate: st(|r| r.loss_rate),
+                mean_queue_pkts: st(|r| r.mean_queue_pkts),
+                mean_queue_delay_ms: st(|r| r.mean_queue_delay_ms),
+                ecn_marks: st(|r| r.ecn_marks),
+                fair: (b_share.mean - 0.5).abs() <= 0.1 && jain.mean >= 0.9,
+            }
+        })
+        .collect();
+    Ok(Sweep {
+        study: cfg.mix.clone(),
+        paper: "beyond paper 002: today's TCP mixes (CUBIC RFC 9438, BBR v1, SACK, ECN)",
+        duration_s: cfg.duration,
+        warmup_s: cfg.warmup,
+        seeds: cfg.seeds,
+        first_seed: cfg.seed,
+        threads: par.threads,
+        runs_total: jobs.len(),
+        wall_s: par.wall_s,
+        config_example: jobs.first().map(|j| RunConfigInfo::of(&j.2)),
+        rows,
+        runs,
+    })
+}
+
+impl MixStudyResult {
+    /// The rows as CSV: point columns, then mean, min and max of every metric.
+    pub fn csv(&self) -> String {
+        const M: [&str; 9] = [
+            "a_mbps",
+            "b_mbps",
+            "b_share",
+            "jain",
+            "utilization",
+            "loss_rate",
+            "mean_queue_pkts",
+            "mean_queue_delay_ms",
+            "ecn_marks",
+        ];
+        let mut csv = String::from("mix,aqm,ecn,conns,a,b,seeds");
+        for k in M {
+            csv.push_str(&format!(",{k},{k}_min,{k}_max"));
+        }
+        csv.push_str(",fair\n");
+        for r in &self.rows {
+            csv.push_str(&format!(
+                "{},{},{},{},{},{},{}",
+                r.mix, r.aqm, r.ecn, r.conns, r.a, r.b, r.seeds
+            ));
+            for s in [
+                r.a_mbps,
+                r.b_mbps,
+                r.b_share,
+                r.jain,
+                r.utilization,
+                r.loss_rate,
+                r.mean_queue_pkts,
+                r.mean_queue_delay_ms,
+                r.ecn_marks,
+            ] {
+                csv.push_str(&format!(",{:.6},{:.6},{:.6}", s.mean, s.min, s.max));
+            }
+            csv.push_str(&format!(",{}\n", r.fair));
+        }
+        csv
+    }
+}
+
+/// Writes `DIR/MIX.json` and `DIR/MIX.csv` of a mix study; returns their paths.
+pub fn write_mix_study(r: &MixStudyResult, dir: &Path) -> Result<(PathBuf, PathBuf)> {
+    write_json_csv(r, &r.study, &r.csv(), dir)
 }
 
 #[cfg(test)]
@@ -1511,6 +1954,142 @@ mod tests {
             &Silent
         )
         .is_err());
+    }
+
+    /// FNV-1a over the bits of every metric (and drop counts) of every run, in run order.
+    fn digest(r: &StudyResult) -> u64 {
+        let mut h = 0xcbf2_9ce4_8422_2325u64;
+        let mut eat = |x: u64| {
+            for b in x.to_le_bytes() {
+                h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+            }
+        };
+        for run in &r.runs {
+            for k in METRICS {
+                eat(run.run.metric(k).to_bits());
+            }
+            eat(run.run.early_drops);
+            eat(run.run.forced_drops);
+        }
+        h
+    }
+
+    /// Paper 002's presets (SACK and ECN off) give bit-identical results to the code before
+    /// SACK, CUBIC, BBR, ECN and the SRED/ZL-RED fast path: the digests were computed from
+    /// the JSON of `pktlab aqm study` built from commit 262c56f (tools/preset_digest.py).
+    #[test]
+    fn paper_presets_are_bit_identical() {
+        let v = |x: &[&str]| Some(x.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        let base = StudyConfig {
+            seeds: 1,
+            duration: 20.0,
+            warmup: 5.0,
+            threads: Some(2),
+            buffers: Some(vec![1000]),
+            ..StudyConfig::default()
+        };
+        let cases = [
+            (
+                StudyConfig {
+                    fig: "fig2".into(),
+                    conns: Some(vec![40]),
+                    ..base.clone()
+                },
+                PRESET_DIGESTS[0],
+            ),
+            (
+                StudyConfig {
+                    fig: "fig5".into(),
+                    conns: Some(vec![20]),
+                    aqm: v(&[
+                        "sred", "zlred", "red", "droptail", "choke", "drr", "fq_codel",
+                    ]),
+                    ..base.clone()
+                },
+                PRESET_DIGESTS[1],
+            ),
+            (
+                StudyConfig {
+                    fig: "fig6".into(),
+                    conns: Some(vec![20]),
+                    ms: Some(vec![10, 10000]),
+                    ..base.clone()
+                },
+                PRESET_DIGESTS[2],
+            ),
+            (
+                StudyConfig {
+                    fig: "fig7".into(),
+                    conns: Some(vec![20]),
+                    a: Some(vec![1.0, 8.0]),
+                    ..base.clone()
+                },
+                PRESET_DIGESTS[3],
+            ),
+            (
+                StudyConfig {
+                    fig: "fig8".into(),
+                    conns: Some(vec![10]),
+                    a: Some(vec![4.0]),
+                    delays: Some(vec![5.0, 160.0]),
+                    ..base.clone()
+                },
+                PRESET_DIGESTS[4],
+            ),
+        ];
+        for (cfg, want) in cases {
+            let r = study(&cfg, &Silent).unwrap();
+            assert_eq!(digest(&r), want, "{} changed", cfg.fig);
+        }
+    }
+
+    /// Digests of the five cases of `paper_presets_are_bit_identical`.
+    const PRESET_DIGESTS: [u64; 5] = [
+        0x05d1_81ab_ba18_44c3,
+        0xb8c0_b512_ed5f_7398,
+        0xc09c_8ce2_847b_3482,
+        0x1090_3b2d_a958_12d2,
+        0x525a_dd51_4639_82d3,
+    ];
+
+    #[test]
+    fn mix_study_rows_and_csv() {
+        let cfg = MixStudyConfig {
+            mix: "cubic-vs-bbr".into(),
+            aqm: v2(&["zlred", "fq_codel"]),
+            conns: vec![4],
+            seeds: 1,
+            duration: 6.0,
+            warmup: 2.0,
+            threads: Some(2),
+            ..MixStudyConfig::default()
+        };
+        let r = mix_study(&cfg, &Silent).unwrap();
+        assert_eq!((r.rows.len(), r.runs.len()), (4, 4));
+        for row in &r.rows {
+            assert_eq!((row.a, row.b), ("cubic", "bbr"));
+            assert!((0.0..=1.0).contains(&row.b_share.mean));
+            assert!(row.a_mbps.mean > 0.0 && row.b_mbps.mean > 0.0);
+            if !row.ecn {
+                assert_eq!(row.ecn_marks.mean, 0.0);
+            }
+        }
+        let cfg_example = r.config_example.as_ref().unwrap();
+        assert_eq!((cfg_example.cubic, cfg_example.bbr), (2, 2));
+        assert!(cfg_example.tcp.sack);
+        assert_eq!(r.csv().lines().count(), 5);
+        assert!(mix_study(
+            &MixStudyConfig {
+                mix: "reno-vs-quic".into(),
+                ..cfg
+            },
+            &Silent
+        )
+        .is_err());
+    }
+
+    fn v2(x: &[&str]) -> Vec<String> {
+        x.iter().map(|s| s.to_string()).collect()
     }
 
     #[test]

@@ -46,6 +46,19 @@ pub enum PktKind {
     Udp,
 }
 
+/// ECN bits a packet carries (RFC 3168): ECT and CE of the IP header on data segments, ECE
+/// and CWR of the TCP header. A plain `u8` so that [`Packet`] stays 24 bytes.
+pub mod ecn {
+    /// ECN-capable transport (ECT(0)): an AQM may mark instead of dropping.
+    pub const ECT: u8 = 1;
+    /// Congestion experienced, set by an AQM on an ECT packet.
+    pub const CE: u8 = 2;
+    /// ECN-echo on an ACK: the receiver saw CE and has not yet seen CWR.
+    pub const ECE: u8 = 4;
+    /// Congestion window reduced, on the first data segment sent after a reduction.
+    pub const CWR: u8 = 8;
+}
+
 /// A simulated packet (by value; 24 bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Packet {
@@ -57,6 +70,8 @@ pub struct Packet {
     pub size: u32,
     /// Kind of packet.
     pub kind: PktKind,
+    /// ECN bits ([`ecn`]); 0 for non-ECN traffic.
+    pub ecn: u8,
     /// When the packet entered its current queue (queueing-delay statistics).
     pub enq_at: Time,
 }
@@ -69,6 +84,14 @@ impl AqmPacket for Packet {
     #[inline]
     fn bytes(&self) -> u32 {
         self.size
+    }
+    #[inline]
+    fn ecn_capable(&self) -> bool {
+        self.ecn & ecn::ECT != 0
+    }
+    #[inline]
+    fn mark_ce(&mut self) {
+        self.ecn |= ecn::CE;
     }
 }
 

@@ -39,6 +39,7 @@ impl CbrSource {
             seq: self.next_seq,
             size: self.size,
             kind: PktKind::Udp,
+            ecn: 0,
             enq_at: now,
         };
         self.next_seq = self.next_seq.wrapping_add(1);

@@ -3,15 +3,20 @@
 //! (bw, τ) to the bottleneck router, whose output link (BW, τ_xd) leads to the receiver.
 //! The router's output queue runs the chosen AQM discipline with a buffer of B packets.
 //!
+//! Beyond the paper, CUBIC and BBR senders can join (flow order: Reno, Vegas, CUBIC, BBR,
+//! UDP; CUBIC and BBR hosts use the Reno access delay τ_rx), with SACK and ECN options.
+//!
 //! Modelling choices: access links and the reverse (ACK) path have unbounded FIFOs computed
 //! analytically ([`Pipe`]), so every loss happens at the bottleneck queue; flows start at
-//! uniformly random times in `[0, start_spread)`; metrics cover `[warmup, duration)`.
+//! uniformly random times in `[0, start_spread)`; metrics cover `[warmup, duration)`. SACK
+//! blocks travel beside their ACK in a per-flow FIFO (the reverse path is lossless and in
+//! order, so each ACK meets its own blocks) to keep packets at 24 bytes.
 
 use crate::aqm::{Aqm, AqmSpec, Discipline, Drops};
 use crate::netsim::engine::{EventQueue, SimRng};
 use crate::netsim::link::{Link, Pipe, Tx};
 use crate::netsim::sink::{SinkAction, TcpSink};
-use crate::netsim::tcp::{TcpConfig, TcpKind, TcpSender};
+use crate::netsim::tcp::{AckInfo, TcpConfig, TcpKind, TcpSender};
 use crate::netsim::udp::CbrSource;
 use crate::netsim::{tx_time, Packet, PktKind, Time, MS, SEC};
 use crate::util::splitmix64;
@@ -23,19 +28,51 @@ pub enum FlowKind {
     Reno,
     /// TCP Vegas.
     Vegas,
+    /// TCP CUBIC.
+    Cubic,
+    /// TCP BBR (v1).
+    Bbr,
     /// UDP CBR.
     Udp,
 }
 
 impl FlowKind {
-    /// `reno`, `vegas` or `udp`.
+    /// Every kind, in flow order.
+    pub const ALL: [FlowKind; 5] = [
+        FlowKind::Reno,
+        FlowKind::Vegas,
+        FlowKind::Cubic,
+        FlowKind::Bbr,
+        FlowKind::Udp,
+    ];
+
+    /// `reno`, `vegas`, `cubic`, `bbr` or `udp`.
     pub fn name(self) -> &'static str {
         match self {
             FlowKind::Reno => "reno",
             FlowKind::Vegas => "vegas",
+            FlowKind::Cubic => "cubic",
+            FlowKind::Bbr => "bbr",
             FlowKind::Udp => "udp",
         }
     }
+}
+
+/// One algorithm's part of the bottleneck (over the measurement window).
+#[derive(Clone, Debug, PartialEq)]
+pub struct KindShare {
+    /// The kind.
+    pub kind: FlowKind,
+    /// Its flows.
+    pub flows: u32,
+    /// Sum of their goodputs, Mbit/s.
+    pub total_mbps: f64,
+    /// Mean goodput per flow, Mbit/s.
+    pub mean_mbps: f64,
+    /// Share of the total goodput of all flows (UDP included).
+    pub share: f64,
+    /// Loss rate of its packets at the bottleneck.
+    pub loss_rate: f64,
 }
 
 /// All parameters of a dumbbell run (every default explicit here).
@@ -45,6 +82,10 @@ pub struct DumbbellConfig {
     pub reno: u32,
     /// Number of TCP Vegas senders (Nv).
     pub vegas: u32,
+    /// Number of TCP CUBIC senders (access delay τ_rx).
+    pub cubic: u32,
+    /// Number of TCP BBR senders (access delay τ_rx).
+    pub bbr: u32,
     /// Number of UDP CBR senders.
     pub udp: u32,
     /// Rate of each UDP source, bit/s.
@@ -89,6 +130,8 @@ impl Default for DumbbellConfig {
         DumbbellConfig {
             reno: 10,
             vegas: 10,
+            cubic: 0,
+            bbr: 0,
             udp: 0,
             udp_rate_bps: 10_000_000,
             access_bw_bps: 45_000_000,
@@ -115,9 +158,15 @@ impl DumbbellConfig {
     /// Checks the parameters; the error is one line.
     pub fn validate(&self) -> Result<(), String> {
         self.tcp.validate()?;
-        let n = self.reno as u64 + self.vegas as u64 + self.udp as u64;
+        let n = self.reno as u64
+            + self.vegas as u64
+            + self.cubic as u64
+            + self.bbr as u64
+            + self.udp as u64;
         if n == 0 {
-            return Err("dumbbell: need at least one sender (--reno/--vegas/--udp)".into());
+            return Err(
+                "dumbbell: need at least one sender (--reno/--vegas/--cubic/--bbr/--udp)".into(),
+            );
         }
         if n > 1_000_000 {
             return Err(format!("dumbbell: too many senders ({n})"));
@@ -145,13 +194,23 @@ impl DumbbellConfig {
     }
 
     fn kind_of(&self, i: u32) -> FlowKind {
+        let v = self.reno + self.vegas;
         if i < self.reno {
             FlowKind::Reno
-        } else if i < self.reno + self.vegas {
+        } else if i < v {
             FlowKind::Vegas
+        } else if i < v + self.cubic {
+            FlowKind::Cubic
+        } else if i < v + self.cubic + self.bbr {
+            FlowKind::Bbr
         } else {
             FlowKind::Udp
         }
+    }
+
+    /// TCP senders (all kinds but UDP).
+    pub fn tcp_flows(&self) -> u32 {
+        self.reno + self.vegas + self.cubic + self.bbr
     }
 }
 
@@ -174,6 +233,10 @@ pub struct FlowResult {
     pub sent: u64,
     /// TCP: fast retransmits (whole run).
     pub fast_retransmits: u64,
+    /// TCP: retransmitted segments (whole run).
+    pub retransmits: u64,
+    /// TCP: ECN window reductions (whole run).
+    pub ecn_reductions: u64,
     /// TCP: timeouts (whole run).
     pub timeouts: u64,
     /// TCP: congestion window at the end, segments.
@@ -232,6 +295,10 @@ pub struct DumbbellResult {
     /// 1/mean(P(t)), P averaged over bottleneck arrivals — the mean of 1/P itself is dominated
     /// by rare near-zero P); `None` for disciplines without one.
     pub flow_estimate: Option<f64>,
+    /// Per algorithm present in the run (flow order), its part of the goodput.
+    pub shares: Vec<KindShare>,
+    /// ECN marks at the bottleneck in the window.
+    pub ecn_marks: u64,
     /// Optional time series.
     pub series: Option<Series>,
 }
@@ -244,6 +311,7 @@ enum Ev {
     AtReceiver(Packet),
     AtSender(Packet),
     Rto(u32),
+    Pace(u32, Time),
     DelAck(u32, u32),
     UdpTick(u32),
     Sample,
@@ -258,6 +326,7 @@ enum Agent {
 struct Flow {
     kind: FlowKind,
     agent: Agent,
+    sacks: std::collections::VecDeque<([(u32, u32); 3], u8)>,
     up: Pipe,
     down: Pipe,
     delivered: u64,
@@ -269,7 +338,7 @@ struct Flow {
 /// Runs the dumbbell.
 pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, String> {
     cfg.validate()?;
-    let n = cfg.reno + cfg.vegas + cfg.udp;
+    let n = cfg.tcp_flows() + cfg.udp;
     let mut rng = SimRng::new(cfg.seed);
     let mss = cfg.tcp.mss as u64;
     let data_size = cfg.tcp.mss + cfg.tcp.header;
@@ -284,21 +353,22 @@ pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, String> {
     for i in 0..n {
         let kind = cfg.kind_of(i);
         let (agent, delay) = match kind {
-            FlowKind::Reno | FlowKind::Vegas => {
-                let k = if kind == FlowKind::Reno || cfg.vegas_uses_reno {
-                    TcpKind::Reno
-                } else {
-                    TcpKind::Vegas
+            FlowKind::Reno | FlowKind::Vegas | FlowKind::Cubic | FlowKind::Bbr => {
+                let k = match kind {
+                    FlowKind::Vegas if !cfg.vegas_uses_reno => TcpKind::Vegas,
+                    FlowKind::Cubic => TcpKind::Cubic,
+                    FlowKind::Bbr => TcpKind::Bbr,
+                    _ => TcpKind::Reno,
                 };
-                let d = if kind == FlowKind::Reno {
-                    cfg.reno_delay
-                } else {
+                let d = if kind == FlowKind::Vegas {
                     cfg.vegas_delay
+                } else {
+                    cfg.reno_delay
                 };
                 (
                     Agent::Tcp(Box::new((
                         TcpSender::new(i, k, &cfg.tcp),
-                        TcpSink::new(cfg.tcp.rwnd, cfg.tcp.delayed_ack),
+                        TcpSink::with_sack(cfg.tcp.rwnd, cfg.tcp.delayed_ack, cfg.tcp.sack),
                     ))),
                     d,
                 )
@@ -311,6 +381,7 @@ pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, String> {
         flows.push(Flow {
             kind,
             agent,
+            sacks: std::collections::VecDeque::with_capacity(if cfg.tcp.sack { 256 } else { 0 }),
             up: Pipe::new(cfg.access_bw_bps, delay),
             down: Pipe::new(cfg.access_bw_bps, delay),
             delivered: 0,
@@ -322,7 +393,7 @@ pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, String> {
         ev.push(start, Ev::Start(i));
     }
     ev.push(cfg.warmup, Ev::WarmupEnd);
-    let tcp_flows = (cfg.reno + cfg.vegas) as usize;
+    let tcp_flows = cfg.tcp_flows() as usize;
     let mut series = cfg.sample_every.map(|_| Series {
         tcp_flows,
         ..Series::default()
@@ -338,6 +409,9 @@ pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, String> {
     let (mut q_area, mut q_last) = (0u128, 0 as Time);
     let (mut delay_sum, mut delay_n) = (0u128, 0u64);
     let (mut tx_bytes, mut early, mut forced) = (0u64, 0u64, 0u64);
+    let marks_at = |q: &Discipline<Packet>| q.stats().marks;
+    let mut marks_at_warmup = 0u64;
+    let sack = cfg.tcp.sack;
     let ack_size = cfg.tcp.ack_size;
     let (mut est_sum, mut est_n) = (0.0f64, 0u64);
 
@@ -356,12 +430,27 @@ pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, String> {
                 if let Some(t) = b.0.take_timer() {
                     ev.push(t, Ev::Rto($i));
                 }
+                if let Some(t) = b.0.take_pace_timer() {
+                    ev.push(t, Ev::Pace($i, t));
+                }
             }
         };
     }
     macro_rules! ack_to {
         ($i:expr, $a:expr, $now:expr) => {{
             let f = &mut flows[$i as usize];
+            let mut bits = 0;
+            if let Agent::Tcp(b) = &f.agent {
+                if b.1.ece() {
+                    bits = crate::netsim::ecn::ECE;
+                }
+                if sack {
+                    let bl = b.1.sack_blocks();
+                    let mut a = [(0u32, 0u32); 3];
+                    a[..bl.len()].copy_from_slice(bl);
+                    f.sacks.push_back((a, bl.len() as u8));
+                }
+            }
             let t1 = back.send(ack_size, $now);
             let t2 = f.down.send(ack_size, t1);
             ev.push(
@@ -371,6 +460,7 @@ pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, String> {
                     seq: $a,
                     size: ack_size,
                     kind: PktKind::Ack,
+                    ecn: bits,
                     enq_at: $now,
                 }),
             );
@@ -453,7 +543,7 @@ pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, String> {
                     Agent::Tcp(b) => {
                         let sink = &mut b.1;
                         let before = sink.rcv_nxt();
-                        let act = sink.on_data(p.seq);
+                        let act = sink.on_data_ecn(p.seq, p.ecn);
                         f.delivered += (sink.rcv_nxt() - before) as u64 * mss;
                         match act {
                             SinkAction::Ack(a) => ack_to!(i, a, now),
@@ -469,9 +559,24 @@ pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, String> {
             Ev::AtSender(p) => {
                 let f = &mut flows[p.flow as usize];
                 if let Agent::Tcp(b) = &mut f.agent {
-                    b.0.on_ack(p.seq, now, &mut out);
+                    let mut a = AckInfo::cumulative(p.seq);
+                    a.ece = p.ecn & crate::netsim::ecn::ECE != 0;
+                    if sack {
+                        if let Some((bl, n)) = f.sacks.pop_front() {
+                            (a.sack, a.nsack) = (bl, n);
+                        }
+                    }
+                    b.0.on_ack_info(&a, now, &mut out);
                 }
                 timer!(f, p.flow);
+                send_out!(f, now);
+            }
+            Ev::Pace(i, at) => {
+                let f = &mut flows[i as usize];
+                if let Agent::Tcp(b) = &mut f.agent {
+                    b.0.on_pace(at, now, &mut out);
+                }
+                timer!(f, i);
                 send_out!(f, now);
             }
             Ev::Rto(i) => {
@@ -522,6 +627,7 @@ pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, String> {
             }
             Ev::WarmupEnd => {
                 measuring = true;
+                marks_at_warmup = marks_at(&bneck.queue);
                 q_last = now;
                 for f in flows.iter_mut() {
                     f.delivered_at_warmup = f.delivered;
@@ -535,14 +641,9 @@ pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, String> {
 
     let mut res_flows = Vec::with_capacity(flows.len());
     for (i, f) in flows.iter().enumerate() {
-        let (sent, fr, to, cw) = match &f.agent {
-            Agent::Tcp(b) => (
-                b.0.stats.sent,
-                b.0.stats.fast_retransmits,
-                b.0.stats.timeouts,
-                b.0.cwnd(),
-            ),
-            Agent::Udp(_) => (0, 0, 0, 0.0),
+        let (st, cw) = match &f.agent {
+            Agent::Tcp(b) => (b.0.stats, b.0.cwnd()),
+            Agent::Udp(_) => (Default::default(), 0.0),
         };
         res_flows.push(FlowResult {
             id: i as u32,
@@ -551,9 +652,11 @@ pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, String> {
             loss_rate: ratio(f.drops, f.arrivals),
             arrivals: f.arrivals,
             drops: f.drops,
-            sent,
-            fast_retransmits: fr,
-            timeouts: to,
+            sent: st.sent,
+            fast_retransmits: st.fast_retransmits,
+            retransmits: st.retransmits,
+            ecn_reductions: st.ecn_reductions,
+            timeouts: st.timeouts,
             final_cwnd: cw,
         });
     }
@@ -584,6 +687,28 @@ pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, String> {
     // fold from +0.0: an empty f64 `sum()` is −0.0, which would print as "-0.0".
     let tcp_sum: f64 = tcp.iter().fold(0.0, |a, b| a + b);
     let sq: f64 = tcp.iter().map(|x| x * x).sum();
+    let all_sum: f64 = res_flows
+        .iter()
+        .map(|f| f.goodput_mbps)
+        .fold(0.0, |a, b| a + b);
+    let shares = FlowKind::ALL
+        .iter()
+        .filter_map(|&k| {
+            let fs: Vec<&FlowResult> = res_flows.iter().filter(|f| f.kind == k).collect();
+            if fs.is_empty() {
+                return None;
+            }
+            let total = fs.iter().map(|f| f.goodput_mbps).fold(0.0, |a, b| a + b);
+            Some(KindShare {
+                kind: k,
+                flows: fs.len() as u32,
+                total_mbps: total,
+                mean_mbps: total / fs.len() as f64,
+                share: if all_sum > 0.0 { total / all_sum } else { 0.0 },
+                loss_rate: loss(Some(k)),
+            })
+        })
+        .collect();
     let vegas_sum: f64 = res_flows
         .iter()
         .filter(|f| f.kind == FlowKind::Vegas)
@@ -618,6 +743,8 @@ pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, String> {
         forced_drops: forced,
         flows: res_flows,
         flow_estimate: (est_n > 0 && est_sum > 0.0).then(|| est_n as f64 / est_sum),
+        shares,
+        ecn_marks: marks_at(&bneck.queue) - marks_at_warmup,
         series,
     })
 }

@@ -1,18 +1,28 @@
 //! Bulk-transfer TCP senders at packet level: the machinery shared by all variants — sending,
 //! cumulative-ACK processing, duplicate-ACK counting, fast retransmit / fast recovery entry,
 //! the retransmission timer (RFC 6298: Jacobson/Karels estimation, Karn's rule, exponential
-//! backoff, configurable minimum RTO) — and the variant hooks in [`reno`] (RFC 5681 Reno,
-//! RFC 6582 NewReno) and [`vegas`] (Brakmo & Peterson 1995).
+//! backoff, configurable minimum RTO), ECN (RFC 3168: ECT on first transmissions, one window
+//! reduction per window on ECE, CWR on the next segment), pacing — and the congestion-control
+//! hooks, one file per algorithm: [`reno`] (RFC 5681 Reno, RFC 6582 NewReno), [`vegas`]
+//! (Brakmo & Peterson 1995), [`cubic`] (RFC 9438 with Linux's HyStart) and [`bbr`] (BBR v1,
+//! Cardwell et al. 2016). SACK loss recovery (RFC 2018 / RFC 6675) is in [`sack`].
 //!
-//! Sequence numbers count segments. The sender never runs out of data. No SACK: the receiver
-//! sends cumulative ACKs only; after a timeout the sender goes back to `snd_una` (go-back-N),
-//! as BSD and ns-3 without SACK do. RTT is sampled on every ACK whose newest acknowledged
-//! segment was sent once (Karn; no timestamp option).
+//! Sequence numbers count segments. The sender never runs out of data. Without SACK the
+//! receiver sends cumulative ACKs only; after a timeout the sender goes back to `snd_una`
+//! (go-back-N), as BSD and ns-3 without SACK do (with SACK the scoreboard is cleared then,
+//! RFC 2018 §8). RTT is sampled on every ACK whose newest acknowledged segment was sent once
+//! (Karn; no timestamp option).
 
+pub mod bbr;
+pub mod cubic;
 pub mod reno;
+pub mod sack;
 pub mod vegas;
 
-use super::{Packet, PktKind, Time, MS, SEC};
+use super::{ecn, Packet, PktKind, Time, MS, SEC};
+use bbr::BbrState;
+use cubic::CubicState;
+use sack::Scoreboard;
 use vegas::VegasState;
 
 /// TCP variant of a sender.
@@ -22,15 +32,48 @@ pub enum TcpKind {
     Reno,
     /// TCP Vegas.
     Vegas,
+    /// CUBIC (RFC 9438) with HyStart.
+    Cubic,
+    /// BBR v1 (paced).
+    Bbr,
 }
 
 impl TcpKind {
-    /// `reno` or `vegas`.
+    /// `reno`, `vegas`, `cubic` or `bbr`.
     pub fn name(self) -> &'static str {
         match self {
             TcpKind::Reno => "reno",
             TcpKind::Vegas => "vegas",
+            TcpKind::Cubic => "cubic",
+            TcpKind::Bbr => "bbr",
         }
+    }
+}
+
+/// What an ACK tells the sender.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AckInfo {
+    /// Cumulative ACK: the next segment the receiver expects.
+    pub seq: u32,
+    /// ECN-echo (RFC 3168).
+    pub ece: bool,
+    /// SACK blocks `[start, end)` in segments (RFC 2018), the first `nsack` valid.
+    pub sack: [(u32, u32); 3],
+    /// Number of valid SACK blocks.
+    pub nsack: u8,
+}
+
+impl AckInfo {
+    /// A plain cumulative ACK.
+    pub fn cumulative(seq: u32) -> Self {
+        AckInfo {
+            seq,
+            ..AckInfo::default()
+        }
+    }
+    /// The valid SACK blocks.
+    pub fn blocks(&self) -> &[(u32, u32)] {
+        &self.sack[..self.nsack as usize]
     }
 }
 
@@ -81,6 +124,12 @@ pub struct TcpConfig {
     pub vegas_gamma: f64,
     /// Vegas window reduction on loss.
     pub vegas_loss: VegasLoss,
+    /// SACK (RFC 2018) with RFC 6675 loss recovery; the receiver must report blocks too.
+    pub sack: bool,
+    /// ECN (RFC 3168): data segments are ECT, ECE halves the window once per window.
+    pub ecn: bool,
+    /// CUBIC: use HyStart (Linux's default) to leave slow start.
+    pub hystart: bool,
 }
 
 impl Default for TcpConfig {
@@ -103,6 +152,9 @@ impl Default for TcpConfig {
             vegas_beta: 3.0,
             vegas_gamma: 1.0,
             vegas_loss: VegasLoss::ThreeQuarters,
+            sack: false,
+            ecn: false,
+            hystart: true,
         }
     }
 }
@@ -155,6 +207,8 @@ pub struct TcpStats {
     pub fast_retransmits: u64,
     /// Retransmission timeouts.
     pub timeouts: u64,
+    /// Window reductions caused by ECN-echo (RFC 3168).
+    pub ecn_reductions: u64,
 }
 
 /// One bulk-transfer TCP sender.
@@ -193,6 +247,20 @@ pub struct TcpSender {
     timer_at: Option<Time>,
     timer_req: Option<Time>,
     vegas: VegasState,
+    /// ECN enabled.
+    ecn: bool,
+    /// Highest segment of the window in which the last reduction happened (RFC 3168: at
+    /// most one reduction per window).
+    ecn_recover: i64,
+    /// Set CWR on the next new segment.
+    send_cwr: bool,
+    sb: Option<Box<Scoreboard>>,
+    cubic: Option<Box<CubicState>>,
+    bbr: Option<Box<BbrState>>,
+    /// Pacing: earliest time of the next new segment (BBR).
+    next_send: Time,
+    pace_at: Option<Time>,
+    pace_req: Option<Time>,
     /// Counters.
     pub stats: TcpStats,
 }
@@ -235,6 +303,16 @@ impl TcpSender {
             timer_at: None,
             timer_req: None,
             vegas: VegasState::new(),
+            ecn: cfg.ecn,
+            ecn_recover: -1,
+            send_cwr: false,
+            sb: cfg.sack.then(|| Box::new(Scoreboard::new(cap))),
+            cubic: (kind == TcpKind::Cubic).then(|| Box::new(CubicState::new(cfg.hystart))),
+            bbr: (kind == TcpKind::Bbr)
+                .then(|| Box::new(BbrState::new(cap, flow, cfg.init_cwnd as f64))),
+            next_send: 0,
+            pace_at: None,
+            pace_req: None,
             stats: TcpStats::default(),
         }
     }
@@ -283,6 +361,32 @@ impl TcpSender {
         self.timer_req.take()
     }
 
+    /// A pacing event the owner must schedule (paced senders only): call
+    /// [`TcpSender::on_pace`] with this time when it is due.
+    #[inline]
+    pub fn take_pace_timer(&mut self) -> Option<Time> {
+        self.pace_req.take()
+    }
+
+    /// A pacing event scheduled (via [`TcpSender::take_pace_timer`]) for `at` is due at `now`.
+    pub fn on_pace(&mut self, at: Time, now: Time, out: &mut Vec<Packet>) {
+        if self.pace_at != Some(at) {
+            return;
+        }
+        self.pace_at = None;
+        self.transmit(now, out);
+    }
+
+    /// The BBR state (BBR senders only).
+    pub fn bbr(&self) -> Option<&BbrState> {
+        self.bbr.as_deref()
+    }
+
+    /// The CUBIC state (CUBIC senders only).
+    pub fn cubic(&self) -> Option<&CubicState> {
+        self.cubic.as_deref()
+    }
+
     /// Starts the transfer at `now`; packets to transmit are appended to `out`.
     pub fn start(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.vegas.beg_snd_nxt = 0;
@@ -291,13 +395,35 @@ impl TcpSender {
 
     /// Processes a cumulative ACK (`ack` = next segment the receiver expects).
     pub fn on_ack(&mut self, ack: u32, now: Time, out: &mut Vec<Packet>) {
+        self.on_ack_info(&AckInfo::cumulative(ack), now, out);
+    }
+
+    /// Processes an ACK with its ECN-echo flag and SACK blocks.
+    pub fn on_ack_info(&mut self, a: &AckInfo, now: Time, out: &mut Vec<Packet>) {
+        let ack = a.seq;
+        let prior_flight = self.snd_nxt.saturating_sub(self.snd_una);
+        let mut newly_sacked = 0;
+        let mut newest_sacked = None;
+        if let Some(sb) = self.sb.as_deref_mut() {
+            let (n, hi) = sb.update(a.blocks(), ack.max(self.snd_una), self.max_sent);
+            newly_sacked = n;
+            newest_sacked = hi;
+        }
+        let mut rtt = None;
+        let mut newly = 0;
+        let mut newly_sacked_before = 0;
         if ack > self.snd_una && ack <= self.max_sent {
-            let newly = ack - self.snd_una;
+            newly = ack - self.snd_una;
             let idx = ((ack - 1) & self.mask) as usize;
             if !self.retx[idx] {
                 let r = now.saturating_sub(self.sent_at[idx]);
                 self.rtt_sample(r);
                 self.vegas.sample(r);
+                rtt = Some(r);
+            }
+            if let Some(sb) = self.sb.as_deref_mut() {
+                // Segments SACKed before were delivered then, not now.
+                newly_sacked_before = sb.advance(self.snd_una, ack);
             }
             self.snd_una = ack;
             self.timeouts_in_row = 0;
@@ -306,9 +432,13 @@ impl TcpSender {
             }
             self.dupacks = 0;
             if self.in_recovery {
-                if !self.newreno || ack as i64 > self.recover {
+                if self.sb.is_some() {
+                    if ack as i64 > self.recover {
+                        self.exit_recovery();
+                    }
+                } else if !self.newreno || ack as i64 > self.recover {
                     self.cwnd = self.ssthresh;
-                    self.in_recovery = false;
+                    self.exit_recovery();
                 } else {
                     // NewReno partial ACK: retransmit the next hole, deflate, stay.
                     self.emit(self.snd_una, now, out);
@@ -318,6 +448,8 @@ impl TcpSender {
                 match self.kind {
                     TcpKind::Reno => self.reno_on_new_ack(),
                     TcpKind::Vegas => self.vegas_on_new_ack(now),
+                    TcpKind::Cubic => self.cubic_on_new_ack(ack, rtt, now),
+                    TcpKind::Bbr => {}
                 }
             }
             if self.kind == TcpKind::Vegas && !self.in_recovery {
@@ -331,7 +463,9 @@ impl TcpSender {
         } else if ack == self.snd_una && self.snd_nxt > self.snd_una {
             self.dupacks += 1;
             if self.in_recovery {
-                self.cwnd += 1.0;
+                if self.sb.is_none() && self.kind != TcpKind::Bbr {
+                    self.cwnd += 1.0;
+                }
             } else if (self.dupacks >= self.dupthresh
                 || (self.kind == TcpKind::Vegas && self.vegas_timer_expired(now)))
                 && (!self.newreno || ack as i64 > self.recover)
@@ -339,7 +473,75 @@ impl TcpSender {
                 self.enter_recovery(now, out);
             }
         }
-        self.send_allowed(now, out);
+        // RFC 6675: enough SACKed segments above snd_una mean it is lost, duplicate ACKs or not.
+        if !self.in_recovery
+            && ack as i64 > self.recover
+            && self
+                .sb
+                .as_deref()
+                .is_some_and(|sb| sb.lost_from(self.snd_una, self.snd_nxt, self.dupthresh))
+        {
+            self.enter_recovery(now, out);
+        }
+        if a.ece && self.ecn && !self.in_recovery && ack as i64 > self.ecn_recover {
+            self.ecn_reduce(now);
+        }
+        if self.kind == TcpKind::Bbr {
+            let delivered = newly - newly_sacked_before + newly_sacked;
+            let newest = match newest_sacked {
+                Some(h) if h + 1 > ack => Some(h),
+                _ if newly > 0 => Some(ack - 1),
+                _ => None,
+            };
+            self.bbr_on_ack(delivered, newest, rtt, prior_flight, now);
+        }
+        self.transmit(now, out);
+    }
+
+    /// Leaves fast recovery (the window was already set by the variant).
+    #[inline]
+    fn exit_recovery(&mut self) {
+        self.in_recovery = false;
+        if self.kind == TcpKind::Bbr {
+            self.bbr_exit_recovery();
+        }
+    }
+
+    /// Sends what the window (and, during SACK recovery, the pipe) allows.
+    #[inline]
+    fn transmit(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if self.in_recovery && self.sb.is_some() {
+            self.sack_transmit(now, out);
+        } else {
+            self.send_allowed(now, out);
+        }
+    }
+
+    /// RFC 3168 §6.1.2: ECN-echo outside recovery reduces the window once per window of
+    /// data, without a retransmission (BBR v1 ignores ECN, as Linux's).
+    fn ecn_reduce(&mut self, now: Time) {
+        if self.kind == TcpKind::Bbr {
+            return;
+        }
+        self.ssthresh = self.reduced_ssthresh(now);
+        self.cwnd = self.ssthresh;
+        self.ecn_recover = self.max_sent as i64 - 1;
+        self.send_cwr = true;
+        self.stats.ecn_reductions += 1;
+    }
+
+    /// The variant's slow-start threshold after a congestion signal (loss or ECN).
+    fn reduced_ssthresh(&mut self, now: Time) -> f64 {
+        let flight = (self.snd_nxt - self.snd_una) as f64;
+        match self.kind {
+            TcpKind::Reno => (flight / 2.0).max(2.0),
+            TcpKind::Vegas => {
+                self.vegas_loss_ssthresh(now);
+                self.ssthresh
+            }
+            TcpKind::Cubic => self.cubic_on_congestion(),
+            TcpKind::Bbr => self.ssthresh,
+        }
     }
 
     /// A timer event scheduled (via [`TcpSender::take_timer`]) for `fired_at` is due at `now`.
@@ -357,16 +559,26 @@ impl TcpSender {
 
     /// Fast retransmit and entry into fast recovery.
     fn enter_recovery(&mut self, now: Time, out: &mut Vec<Packet>) {
-        let flight = (self.snd_nxt - self.snd_una) as f64;
-        match self.kind {
-            TcpKind::Reno => self.ssthresh = (flight / 2.0).max(2.0),
-            TcpKind::Vegas => self.vegas_loss_ssthresh(now),
+        if self.kind == TcpKind::Bbr {
+            self.bbr_enter_recovery();
+        } else {
+            self.ssthresh = self.reduced_ssthresh(now);
+            // RFC 6675 §5 step 4.2: cwnd = ssthresh, the pipe decides what is sent; without
+            // SACK, RFC 5681's inflation by the duplicate ACKs seen.
+            self.cwnd = if self.sb.is_some() {
+                self.ssthresh
+            } else {
+                self.ssthresh + self.dupacks as f64
+            };
         }
-        self.cwnd = self.ssthresh + self.dupacks as f64;
         self.in_recovery = true;
         self.recover = self.max_sent as i64 - 1;
+        self.ecn_recover = self.ecn_recover.max(self.recover);
         self.stats.fast_retransmits += 1;
         self.vegas.post_retx_checks = 2;
+        if let Some(sb) = self.sb.as_deref_mut() {
+            sb.high_rxt = self.snd_una;
+        }
         self.emit(self.snd_una, now, out);
         self.restart_timer(now);
     }
@@ -378,7 +590,16 @@ impl TcpSender {
         // segment had already been retransmitted by the timer.
         if self.timeouts_in_row == 0 {
             let flight = (self.snd_nxt - self.snd_una) as f64;
-            self.ssthresh = (flight / 2.0).max(2.0);
+            self.ssthresh = match self.kind {
+                TcpKind::Cubic => self.cubic_on_timeout(),
+                _ => (flight / 2.0).max(2.0),
+            };
+        }
+        if self.kind == TcpKind::Bbr {
+            self.bbr_on_timeout();
+        }
+        if let Some(sb) = self.sb.as_deref_mut() {
+            sb.clear(self.snd_una, self.max_sent);
         }
         self.timeouts_in_row += 1;
         self.cwnd = 1.0;
@@ -392,13 +613,16 @@ impl TcpSender {
         self.send_allowed(now, out);
     }
 
-    /// Sends new segments while the window allows.
+    /// Sends new segments while the window (and pacing) allows.
     #[inline]
     fn send_allowed(&mut self, now: Time, out: &mut Vec<Packet>) {
         let wnd = (self.cwnd as u32).clamp(1, self.rwnd);
         let limit = self.snd_una + wnd;
         let before = self.snd_nxt;
         while self.snd_nxt < limit {
+            if !self.pace(now) {
+                break;
+            }
             self.emit(self.snd_nxt, now, out);
             self.snd_nxt += 1;
         }
@@ -407,16 +631,46 @@ impl TcpSender {
         }
     }
 
+    /// Pacing gate for one new segment: true if it may leave now (and books its slot);
+    /// otherwise asks for a pacing event at the next slot. Unpaced senders always pass.
+    #[inline]
+    fn pace(&mut self, now: Time) -> bool {
+        let Some(gap) = self.bbr.as_deref().map(|b| b.pacing_gap()) else {
+            return true;
+        };
+        if now < self.next_send {
+            if self.pace_at != Some(self.next_send) {
+                self.pace_at = Some(self.next_send);
+                self.pace_req = Some(self.next_send);
+            }
+            return false;
+        }
+        self.next_send = now + gap;
+        true
+    }
+
     /// Puts segment `seq` on the wire.
     #[inline]
     fn emit(&mut self, seq: u32, now: Time, out: &mut Vec<Packet>) {
         let idx = (seq & self.mask) as usize;
+        let mut bits = 0;
         if seq < self.max_sent {
             self.retx[idx] = true;
             self.stats.retransmits += 1;
         } else {
             self.retx[idx] = false;
             self.max_sent = seq + 1;
+            // RFC 3168 §6.1.5: retransmissions are not ECT.
+            if self.ecn {
+                bits = ecn::ECT;
+                if self.send_cwr {
+                    bits |= ecn::CWR;
+                    self.send_cwr = false;
+                }
+            }
+        }
+        if self.kind == TcpKind::Bbr {
+            self.bbr_on_send(idx, now);
         }
         self.sent_at[idx] = now;
         self.stats.sent += 1;
@@ -425,6 +679,7 @@ impl TcpSender {
             seq,
             size: self.pkt_size,
             kind: PktKind::Data,
+            ecn: bits,
             enq_at: now,
         });
     }

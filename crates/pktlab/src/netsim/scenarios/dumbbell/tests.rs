@@ -158,3 +158,81 @@ fn bad_parameters_are_errors() {
         assert!(run(&bad).is_err());
     }
 }
+
+#[test]
+fn sack_recovers_a_multi_loss_window_without_rto() {
+    // Five segments of one window lost (the flight is capped at rwnd = 600 then).
+    let losses = vec![(0, 3000), (0, 3004), (0, 3050), (0, 3200), (0, 3201)];
+    let mut c = one_flow(FlowKind::Reno, 600);
+    c.drop_once = losses.clone();
+    c.tcp.sack = true;
+    let r = run(&c).unwrap();
+    let f = &r.flows[0];
+    assert_eq!(f.timeouts, 0, "SACK: no timeout");
+    assert_eq!(f.fast_retransmits, 1, "one recovery episode");
+    assert_eq!(f.retransmits, 5, "exactly the lost segments");
+    // Plain Reno on the same losses needs more than one episode or a timeout.
+    let mut c = one_flow(FlowKind::Reno, 600);
+    c.drop_once = losses;
+    let r = run(&c).unwrap();
+    let f = &r.flows[0];
+    assert!(f.timeouts > 0 || f.fast_retransmits > 1, "{f:?}");
+}
+
+#[test]
+fn ecn_marks_replace_early_drops_and_senders_react() {
+    for aqm in [
+        AqmSpec::Red(RedParams::default()),
+        AqmSpec::ZlRed(crate::aqm::ZlRedParams::default()),
+    ] {
+        let mut c = small_net(DumbbellConfig {
+            reno: 4,
+            vegas: 0,
+            cubic: 4,
+            buffer: 200,
+            duration: 20 * SEC,
+            warmup: 5 * SEC,
+            aqm,
+            ..DumbbellConfig::default()
+        });
+        c.tcp.ecn = true;
+        c.tcp.sack = true;
+        let r = run(&c).unwrap();
+        assert_eq!(r.early_drops, 0, "{}: marks, not early drops", c.aqm.name());
+        assert!(r.ecn_marks > 0, "{}", c.aqm.name());
+        assert!(
+            r.flows.iter().all(|f| f.ecn_reductions > 0),
+            "every sender reacts"
+        );
+        assert!(r.utilization > 0.8, "utilisation {}", r.utilization);
+    }
+}
+
+#[test]
+fn mixes_run_and_report_per_algorithm_shares() {
+    let mut c = small_net(DumbbellConfig {
+        reno: 2,
+        vegas: 2,
+        cubic: 2,
+        bbr: 2,
+        duration: 20 * SEC,
+        warmup: 5 * SEC,
+        ..DumbbellConfig::default()
+    });
+    c.tcp.sack = true;
+    let r = run(&c).unwrap();
+    let kinds: Vec<FlowKind> = r.shares.iter().map(|s| s.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            FlowKind::Reno,
+            FlowKind::Vegas,
+            FlowKind::Cubic,
+            FlowKind::Bbr
+        ]
+    );
+    let total: f64 = r.shares.iter().map(|s| s.share).sum();
+    assert!((total - 1.0).abs() < 1e-9);
+    assert!(r.shares.iter().all(|s| s.flows == 2 && s.total_mbps > 0.0));
+    assert!(r.utilization > 0.9, "utilisation {}", r.utilization);
+}

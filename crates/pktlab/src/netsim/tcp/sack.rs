@@ -1,0 +1,217 @@
+//! SACK-based loss recovery: the sender's scoreboard (RFC 2018 §5) and the conservative
+//! recovery algorithm of RFC 6675 §§4–5 (`IsLost`, `SetPipe`, `NextSeg` rules 1 and 2).
+//!
+//! The scoreboard is a bitmap ring (one bit per segment, the sender's window size), updated
+//! from each ACK's SACK blocks with word operations. During recovery `cwnd` stays at
+//! `ssthresh` and segments leave while `cwnd − pipe ≥ 1`: first the lowest segment above
+//! `HighRxt` that is not SACKed and `IsLost` (at least `DupThresh` SACKed segments above it),
+//! then new data. Recovery ends when the cumulative ACK passes the recovery point. Rule 3
+//! (re-sending a not-yet-lost hole) is not needed: the sender always has new data. After a
+//! retransmission timeout the scoreboard is cleared (RFC 2018 §8: the receiver may renege).
+
+use super::{Packet, TcpSender, Time};
+
+/// The sender's record of SACKed segments in `[snd_una, max_sent)`.
+#[derive(Clone, Debug)]
+pub struct Scoreboard {
+    bits: Vec<u64>,
+    mask: u32,
+    /// SACKed segments in `[snd_una, max_sent)`.
+    count: u32,
+    /// Highest segment retransmitted in the current recovery (RFC 6675 `HighRxt`).
+    pub(super) high_rxt: u32,
+}
+
+impl Scoreboard {
+    /// A scoreboard for a window of `cap` segments (a power of two).
+    pub fn new(cap: u32) -> Self {
+        let cap = cap.max(64);
+        Scoreboard {
+            bits: vec![0; (cap / 64) as usize],
+            mask: cap - 1,
+            count: 0,
+            high_rxt: 0,
+        }
+    }
+
+    /// SACKed segments currently recorded.
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+
+    /// Applies `f(word, bit_mask, base_seq)` to the words covering `[s, e)`.
+    #[inline]
+    fn words(&mut self, s: u32, e: u32, mut f: impl FnMut(&mut u64, u64, u32)) {
+        let mut q = s;
+        while q < e {
+            let i = q & self.mask;
+            let off = i & 63;
+            let n = (64 - off).min(e - q);
+            let m = if n == 64 {
+                !0
+            } else {
+                ((1u64 << n) - 1) << off
+            };
+            f(&mut self.bits[(i >> 6) as usize], m, q - off);
+            q += n;
+        }
+    }
+
+    /// Records the blocks (clipped to `[una, max_sent)`); returns the number of newly SACKed
+    /// segments and the highest of them.
+    pub fn update(&mut self, blocks: &[(u32, u32)], una: u32, max_sent: u32) -> (u32, Option<u32>) {
+        let (mut n, mut hi) = (0u32, None::<u32>);
+        for &(s, e) in blocks {
+            let (s, e) = (s.max(una), e.min(max_sent));
+            if s >= e || e - s > self.mask {
+                continue;
+            }
+            self.words(s, e, |w, m, base| {
+                let new = m & !*w;
+                if new != 0 {
+                    n += new.count_ones();
+                    let top = base + 63 - new.leading_zeros();
+                    hi = Some(hi.map_or(top, |h| h.max(top)));
+                    *w |= m;
+                }
+            });
+        }
+        self.count += n;
+        (n, hi)
+    }
+
+    /// The cumulative ACK moved from `old` to `new`: forget those segments; returns how many
+    /// of them had been SACKed.
+    pub fn advance(&mut self, old: u32, new: u32) -> u32 {
+        if self.count == 0 {
+            return 0;
+        }
+        let mut gone = 0;
+        self.words(old, new, |w, m, _| {
+            gone += (*w & m).count_ones();
+            *w &= !m;
+        });
+        self.count -= gone;
+        gone
+    }
+
+    /// Forgets everything in `[una, max_sent)` (after a timeout).
+    pub fn clear(&mut self, una: u32, max_sent: u32) {
+        self.advance(una, max_sent);
+        self.count = 0;
+    }
+
+    /// True if segment `s` is SACKed.
+    #[inline]
+    pub fn is_sacked(&self, s: u32) -> bool {
+        let i = s & self.mask;
+        self.bits[(i >> 6) as usize] >> (i & 63) & 1 == 1
+    }
+
+    /// RFC 6675 `IsLost(snd_una)`: at least `dupthresh` SACKed segments above it.
+    pub fn lost_from(&self, una: u32, nxt: u32, dupthresh: u32) -> bool {
+        nxt > una && self.count >= dupthresh
+    }
+
+    /// The highest segment `L` below `nxt` with at least `dupthresh` SACKed segments above
+    /// it: every un-SACKed segment `≤ L` is lost (RFC 6675 `IsLost`).
+    pub fn lost_boundary(&self, una: u32, nxt: u32, dupthresh: u32) -> Option<u32> {
+        if self.count < dupthresh {
+            return None;
+        }
+        let mut seen = 0;
+        let mut s = nxt;
+        while s > una {
+            s -= 1;
+            if self.is_sacked(s) {
+                seen += 1;
+                if seen >= dupthresh {
+                    return s.checked_sub(1).filter(|&l| l >= una);
+                }
+            }
+        }
+        None
+    }
+
+    /// Un-SACKed segments in `[s, e)`.
+    pub fn unsacked(&mut self, s: u32, e: u32) -> u32 {
+        if s >= e {
+            return 0;
+        }
+        let mut have = 0;
+        self.words(s, e, |w, m, _| have += (*w & m).count_ones());
+        (e - s) - have
+    }
+}
+
+impl TcpSender {
+    /// RFC 6675 §5 step (C): while `cwnd − pipe ≥ 1`, send `NextSeg()` (rule 1: the lowest
+    /// lost, un-SACKed segment above `HighRxt`; rule 2: new data).
+    pub(super) fn sack_transmit(&mut self, now: Time, out: &mut Vec<Packet>) {
+        let (una, dupthresh) = (self.snd_una, self.dupthresh);
+        let Some(sb) = self.sb.as_deref_mut() else {
+            return;
+        };
+        let nxt = self.snd_nxt;
+        let lost = sb.lost_boundary(una, nxt, dupthresh);
+        let high_rxt = sb.high_rxt;
+        // SetPipe: un-SACKed and not lost, plus un-SACKed and retransmitted.
+        let mut pipe = sb.unsacked(lost.map_or(una, |l| l + 1), nxt) as f64;
+        if high_rxt >= una {
+            pipe += sb.unsacked(una, (high_rxt + 1).min(nxt)) as f64;
+        }
+        let mut cursor = (high_rxt + 1).max(una);
+        let before = self.snd_nxt;
+        while self.cwnd - pipe >= 1.0 {
+            let mut hole = None;
+            if let (Some(l), Some(sb)) = (lost, self.sb.as_deref()) {
+                while cursor <= l {
+                    if !sb.is_sacked(cursor) {
+                        hole = Some(cursor);
+                        break;
+                    }
+                    cursor += 1;
+                }
+            }
+            if let Some(h) = hole {
+                self.emit(h, now, out);
+                if let Some(sb) = self.sb.as_deref_mut() {
+                    sb.high_rxt = h;
+                }
+                cursor = h + 1;
+            } else if self.snd_nxt < self.snd_una + self.rwnd && self.pace(now) {
+                self.emit(self.snd_nxt, now, out);
+                self.snd_nxt += 1;
+            } else {
+                break;
+            }
+            pipe += 1.0;
+        }
+        if self.snd_nxt > before && self.deadline.is_none() {
+            self.restart_timer(now);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scoreboard_counts_blocks_across_words_and_wrap() {
+        let mut sb = Scoreboard::new(128);
+        // Blocks straddling a word boundary and the ring's wrap (seq 120..140 → slots 120..12).
+        assert_eq!(sb.update(&[(120, 140)], 100, 200), (20, Some(139)));
+        assert_eq!(sb.update(&[(125, 141)], 100, 200), (1, Some(140)));
+        assert_eq!(sb.count(), 21);
+        assert!(sb.is_sacked(130) && !sb.is_sacked(119) && !sb.is_sacked(141));
+        assert_eq!(sb.unsacked(100, 150), 50 - 21);
+        // Three SACKed segments above 119 (138, 139, 140 from the top): lost up to 137.
+        assert_eq!(sb.lost_boundary(100, 150, 3), Some(137));
+        sb.advance(100, 130);
+        assert_eq!(sb.count(), 11);
+        sb.clear(130, 200);
+        assert_eq!(sb.count(), 0);
+        assert!(!sb.is_sacked(135));
+    }
+}
