@@ -8,6 +8,7 @@
 //! frames and the tables, allocating the pool — happens before the clock starts; the timed
 //! part is the workers' loops from a common start barrier to the last worker's end.
 
+use super::check;
 use crate::aqm::{AqmParamSet, AqmSpec};
 use crate::io::{read_table, read_updates, synthetic_table, NextHopScheme, Update};
 use crate::io::{DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES};
@@ -299,49 +300,45 @@ fn apply_updates<A: Address>(
     (applied, publishes)
 }
 
-/// Checks the parameters (one-line errors naming the flag).
-fn validate(cfg: &ForwardConfig) -> Result<(), String> {
-    if !(1..=4096).contains(&cfg.batch) {
-        return Err(format!("--batch {}: must be in 1..=4096", cfg.batch));
-    }
-    if cfg.workers == 0 || cfg.workers > 64 {
-        return Err(format!("--workers {}: must be in 1..=64", cfg.workers));
-    }
-    if cfg.meta != MetaKind::Dpdk && !META_SIZES.contains(&cfg.meta_bytes) {
-        return Err(format!(
-            "--meta-bytes {}: must be one of 0, 2, 4, 8, 16, 32, 64",
+impl ForwardConfig {
+    /// Refuses impossible values (one-line error naming the flag and the accepted range).
+    pub fn validate(&self) -> crate::lab::Result<()> {
+        let cfg = self;
+        check::int_range("--batch", cfg.batch as u64, 1, 4096)?;
+        check::int_range("--workers", cfg.workers as u64, 1, 64)?;
+        if cfg.meta != MetaKind::Dpdk {
+            check::require(META_SIZES.contains(&cfg.meta_bytes), "--meta-bytes", || {
+                format!("must be one of 0, 2, 4, 8, 16, 32, 64 (got {})", cfg.meta_bytes)
+            })?;
+        }
+        let meta_bytes = if cfg.meta == MetaKind::Dpdk {
+            128
+        } else {
             cfg.meta_bytes
-        ));
+        };
+        check::require(cfg.stages == Stages::Io || meta_bytes >= 16, "--meta-bytes", || {
+            format!(
+                "--stages {} keeps length, RSS hash and timestamp per packet and needs at least 16 (got {meta_bytes})",
+                cfg.stages.name()
+            )
+        })?;
+        check::require(!matches!(cfg.tx, TxSpec::Pcap(_)) || meta_bytes >= 2, "--meta-bytes", || {
+            format!("--tx pcap:PATH needs the packet length in the metadata: at least 2 (got {meta_bytes})")
+        })?;
+        check::int_range("--repeat", cfg.repeat, 1, 1 << 32)?;
+        check::int_range("--packets", cfg.packets, 1, 1 << 40)?;
+        check::require(cfg.updates.is_none() || cfg.stages != Stages::Io, "--updates", || {
+            "needs --stages l3 or full (io does no lookup)".into()
+        })?;
+        check::int_range("--line-rate", cfg.line_rate, 1, 1 << 50)?;
+        check::int_range("--queue", cfg.queue as u64, 1, 1 << 24)?;
+        check::int_range("--cache-entries", cfg.cache_entries as u64, 1, 1 << 28)?;
+        check::int_range("--pool-cache", cfg.pool_cache as u64, 0, 512)?;
+        if let TableSpec::Synthetic(v4, v6) = cfg.table {
+            check::require(v4 + v6 > 0, "--table", || "a synthetic table needs at least one route".into())?;
+        }
+        Ok(())
     }
-    let meta_bytes = if cfg.meta == MetaKind::Dpdk {
-        128
-    } else {
-        cfg.meta_bytes
-    };
-    if cfg.stages != Stages::Io && meta_bytes < 16 {
-        return Err(format!(
-            "--meta-bytes {meta_bytes}: --stages {} keeps length, RSS hash and timestamp per packet and needs at least 16",
-            cfg.stages.name()
-        ));
-    }
-    if matches!(cfg.tx, TxSpec::Pcap(_)) && meta_bytes < 2 {
-        return Err(
-            "--tx pcap:PATH needs the packet length in the metadata: --meta-bytes >= 2".into(),
-        );
-    }
-    if cfg.repeat == 0 {
-        return Err("--repeat must be at least 1".into());
-    }
-    if cfg.updates.is_some() && cfg.stages == Stages::Io {
-        return Err("--updates needs --stages l3 or full (io does no lookup)".into());
-    }
-    if cfg.line_rate == 0 {
-        return Err("--line-rate must be positive".into());
-    }
-    if cfg.queue == 0 {
-        return Err("--queue must be at least 1".into());
-    }
-    Ok(())
 }
 
 /// Runs the data plane as `cfg` says and reports. `progress` is called from the calling
@@ -350,7 +347,7 @@ pub fn forward(
     cfg: &ForwardConfig,
     progress: &(dyn Fn(&ForwardProgress) + Sync),
 ) -> Result<ForwardResult, String> {
-    validate(cfg)?;
+    cfg.validate().map_err(|e| e.to_string())?;
     match (cfg.meta, cfg.meta_bytes) {
         (MetaKind::Dpdk, _) => run::<Dpdk>(cfg, progress),
         (MetaKind::CompactAlloc, 0) => run::<CompactAlloc<0>>(cfg, progress),
