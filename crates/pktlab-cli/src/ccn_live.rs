@@ -3,7 +3,7 @@
 //! and printing only; the roles are `pktlab::ccn::live`.
 
 use crate::size::parse_size;
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, Result};
 use clap::Args;
 use pktlab::ccn::cs::Policy;
 use pktlab::ccn::live::{self, Control};

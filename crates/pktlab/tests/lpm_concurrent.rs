@@ -124,7 +124,8 @@ impl<A: Address> Visit<A> for Stress<A> {
         for k in 0..s.readers {
             let (r, stop, checked) = (r.clone(), stop.clone(), checked.clone());
             let (states, pool) = (states.clone(), pool.clone());
-            let seed = self.seed ^ (k as u64 + 1) << 32;
+            let seed = self.seed ^ ((k as u64 + 1) << 32);
+            let name = name.clone();
             readers.push(std::thread::spawn(move || {
                 let mut rng = SplitMix64::new(seed);
                 let mut addrs = vec![marker::<A>(); s.lookups];
