@@ -21,7 +21,11 @@ fn read_all<R: BufRead>(r: R) -> Option<(Vec<(u64, u32)>, Vec<FlowKey>, Option<S
     };
     let mut v = Vec::new();
     while let Some((ts, id)) = rd.next_packet() {
-        assert!((id as usize) < rd.flows(), "id {id} of {} flows", rd.flows());
+        assert!(
+            (id as usize) < rd.flows(),
+            "id {id} of {} flows",
+            rd.flows()
+        );
         assert!(rd.key(id).is_some());
         v.push((ts, id));
     }
@@ -29,7 +33,9 @@ fn read_all<R: BufRead>(r: R) -> Option<(Vec<(u64, u32)>, Vec<FlowKey>, Option<S
     if let Some(t) = &rd.truncated {
         assert_one_line(t, "in");
     }
-    let keys = (0..rd.flows() as u32).map(|i| *rd.key(i).unwrap()).collect();
+    let keys = (0..rd.flows() as u32)
+        .map(|i| *rd.key(i).unwrap())
+        .collect();
     Some((v, keys, rd.truncated.clone()))
 }
 
@@ -40,12 +46,15 @@ fuzz_target!(|data: &[u8]| {
     let cap = 1 + step as usize % 64;
     let dribbled = read_all(BufReader::with_capacity(cap, Dribble::new(data, step)));
     assert_eq!(whole, dribbled, "whole and dribbled input read differently");
-    let Some((packets, keys, _)) = whole else { return };
+    let Some((packets, keys, _)) = whole else {
+        return;
+    };
     let mut w = CompactWriter::new(Vec::new()).unwrap();
     let mut next = 0u32;
     for &(ts, id) in &packets {
         next = next.max(id + 1);
-        w.write(ts, id, &keys[id as usize]).expect("dense ids re-encode");
+        w.write(ts, id, &keys[id as usize])
+            .expect("dense ids re-encode");
     }
     let bytes = w.finish().unwrap();
     let (again, keys2, end) = read_all(&bytes[..]).expect("re-encoded trace opens");

@@ -8,15 +8,17 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use pcap_parser::Linktype;
 use pktlab::io::packets::flow_key;
 use pktlab::pipeline::parse::{forward_rewrite, parse, LinkKind, Verdict};
-use pcap_parser::Linktype;
 
 /// The link types the first input byte chooses among (every kind, and one unknown type).
 const LINK_TYPES: [u32; 10] = [1, 101, 228, 229, 113, 276, 0, 108, 9, 147];
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&sel, frame)) = data.split_first() else { return };
+    let Some((&sel, frame)) = data.split_first() else {
+        return;
+    };
     let lt = LINK_TYPES[sel as usize % LINK_TYPES.len()];
     let link = LinkKind::of(lt);
     let frame = frame.to_vec().into_boxed_slice();

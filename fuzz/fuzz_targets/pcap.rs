@@ -26,7 +26,11 @@ fn read_all(r: impl Read + Send + 'static) -> Option<(Vec<PacketRecord>, (u64, u
         v.push(p);
     }
     let rep = rd.report();
-    assert_eq!(rep.records, v.len() as u64, "records counted = records returned");
+    assert_eq!(
+        rep.records,
+        v.len() as u64,
+        "records counted = records returned"
+    );
     let none = v.iter().filter(|p| p.key.is_none()).count() as u64;
     assert_eq!(rep.skipped, none, "skipped = records without a key");
     if let Some(t) = &rep.truncated {

@@ -10,13 +10,17 @@ use pktlab::net::Address;
 use pktlab_fuzz::{assert_report, assert_reprints, read_both};
 
 fn check<A: Address>(data: &[u8], scheme: NextHopScheme, step: u8) {
-    let Some((events, report)) = read_both(data, step, |r| read_updates_from::<A>(r, "in", &scheme))
+    let Some((events, report)) =
+        read_both(data, step, |r| read_updates_from::<A>(r, "in", &scheme))
     else {
         return;
     };
     assert_report(&report, "in");
     let accounted = events.len() as u64 + report.skipped + report.other_family;
-    assert!(accounted <= report.lines_or_records, "{accounted} items in {report:?}");
+    assert!(
+        accounted <= report.lines_or_records,
+        "{accounted} items in {report:?}"
+    );
     let mut text = String::new();
     for e in &events {
         match e {

@@ -51,7 +51,11 @@ pub fn assert_table<A: Address>(routes: &[Route<A>], report: &ReadReport, name: 
     let mut seen = std::collections::HashSet::new();
     for r in routes {
         assert_reprints(&r.prefix);
-        assert!(seen.insert(r.prefix), "duplicate prefix {} in a table", r.prefix);
+        assert!(
+            seen.insert(r.prefix),
+            "duplicate prefix {} in a table",
+            r.prefix
+        );
     }
     assert_report(report, name);
 }
@@ -71,7 +75,10 @@ pub fn assert_report(report: &ReadReport, name: &str) {
 /// Asserts that `msg` is one line starting with the input's `name`.
 pub fn assert_one_line(msg: &str, name: &str) {
     assert!(!msg.contains('\n'), "multi-line message: {msg:?}");
-    assert!(msg.starts_with(name), "message does not name the input: {msg:?}");
+    assert!(
+        msg.starts_with(name),
+        "message does not name the input: {msg:?}"
+    );
 }
 
 /// Reads `input` whole and dribbled with `read` and asserts both give the same result (or
@@ -131,7 +138,10 @@ pub fn check_line_table<A: Address>(
     assert_table(&routes, &report, "in");
     let r = &report;
     let accounted = routes.len() as u64 + r.duplicates + r.skipped + r.other_family;
-    assert!(accounted <= r.lines_or_records, "{accounted} items in {r:?}");
+    assert!(
+        accounted <= r.lines_or_records,
+        "{accounted} items in {r:?}"
+    );
     if let NextHopScheme::Asn(n) | NextHopScheme::Hash(n) = scheme {
         assert!(routes.iter().all(|r| r.nexthop.get() <= n));
     }

@@ -21,15 +21,24 @@ const CASES: &[(&[&str], &str)] = &[
     (&["lpm", "bench", "--batch=0"], "--batch"),
     (&["lpm", "bench", "--pregen=-5"], "--pregen"),
     (&["lpm", "bench", "--publish-every=0"], "--publish-every"),
-    (&["lpm", "bench", "--by-depth", "--depth-samples=0"], "--depth-samples"),
-    (&["lpm", "bench", "--synthetic-routes=0"], "--synthetic-routes"),
+    (
+        &["lpm", "bench", "--by-depth", "--depth-samples=0"],
+        "--depth-samples",
+    ),
+    (
+        &["lpm", "bench", "--synthetic-routes=0"],
+        "--synthetic-routes",
+    ),
     (&["lpm", "bench", "--traffic=zipf:0"], "--traffic"),
     (&["lpm", "bench", "--traffic=zipf:-1.5"], "--traffic"),
     (&["lpm", "bench", "--seed=-1"], "--seed"),
     (&["lpm", "bench", "--table", EMPTY], "--table"),
     (&["lpm", "verify", "--samples=-1"], "--samples"),
     (&["lpm", "verify", "--check-every=0"], "--check-every"),
-    (&["lpm", "verify", "--synthetic-routes=0"], "--synthetic-routes"),
+    (
+        &["lpm", "verify", "--synthetic-routes=0"],
+        "--synthetic-routes",
+    ),
     (&["lpm", "verify", "--table", EMPTY], "--table"),
     // cache sim / sweep, trace stats / convert
     (&["cache", "sim", "--entries=0"], "--entries"),
@@ -48,11 +57,22 @@ const CASES: &[(&[&str], &str)] = &[
     (&["cache", "sim", "--chunk=0"], "--chunk"),
     (&["cache", "sweep", "--entry-bytes=0"], "--entry-bytes"),
     (&["cache", "sweep", "--min-bytes=0"], "--min-bytes"),
-    (&["cache", "sweep", "--min-bytes=4K", "--max-bytes=1K"], "--max-bytes"),
+    (
+        &["cache", "sweep", "--min-bytes=4K", "--max-bytes=1K"],
+        "--max-bytes",
+    ),
     (&["cache", "sweep", "--min-bytes=1K", "--ways=64"], "--ways"),
     (&["trace", "stats", "--packets=0"], "--packets"),
     (&["trace", "stats", "--flow-rate=-1"], "--flow-rate"),
-    (&["trace", "convert", "--packets=0", "--out=/nonexistent/x.pktl"], "--packets"),
+    (
+        &[
+            "trace",
+            "convert",
+            "--packets=0",
+            "--out=/nonexistent/x.pktl",
+        ],
+        "--packets",
+    ),
     // aqm sim
     (&["aqm", "sim", "--reno=0", "--vegas=0"], "--reno"),
     (&["aqm", "sim", "--reno=-1"], "--reno"),
@@ -80,7 +100,10 @@ const CASES: &[(&[&str], &str)] = &[
     (&["aqm", "sim", "--vegas-alpha=-1"], "--vegas-alpha"),
     (&["aqm", "sim", "--vegas-beta=0.5"], "--vegas-beta"),
     (&["aqm", "sim", "--vegas-gamma=-1"], "--vegas-gamma"),
-    (&["aqm", "sim", "--series=/nonexistent/s.csv", "--sample-ms=0"], "--sample-ms"),
+    (
+        &["aqm", "sim", "--series=/nonexistent/s.csv", "--sample-ms=0"],
+        "--sample-ms",
+    ),
     (&["aqm", "sim", "--zombies=0"], "--zombies"),
     (&["aqm", "sim", "--p-max=2"], "--p-max"),
     (&["aqm", "sim", "--p-swap=-0.5"], "--p-swap"),
@@ -113,12 +136,27 @@ const CASES: &[(&[&str], &str)] = &[
     (&["gen", "zipf", "--samples=0"], "--samples"),
     (&["gen", "zipf", "--runs=0"], "--runs"),
     (&["gen", "zipf", "--count=0"], "--count"),
-    (&["gen", "flows", "--alpha=0", "--out=/nonexistent/f.pcap"], "--alpha"),
-    (&["gen", "flows", "--count=0", "--out=/nonexistent/f.pcap"], "--count"),
+    (
+        &["gen", "flows", "--alpha=0", "--out=/nonexistent/f.pcap"],
+        "--alpha",
+    ),
+    (
+        &["gen", "flows", "--count=0", "--out=/nonexistent/f.pcap"],
+        "--count",
+    ),
     (&["gen", "flows", "--alpha=0"], "--alpha"),
-    (&["gen", "ccn", "--payload=70000", "--out=/nonexistent/c.pcap"], "--payload"),
-    (&["gen", "ccn", "--count=0", "--out=/nonexistent/c.pcap"], "--count"),
-    (&["gen", "ccn", "--chunks=-1", "--out=/nonexistent/c.pcap"], "--chunks"),
+    (
+        &["gen", "ccn", "--payload=70000", "--out=/nonexistent/c.pcap"],
+        "--payload",
+    ),
+    (
+        &["gen", "ccn", "--count=0", "--out=/nonexistent/c.pcap"],
+        "--count",
+    ),
+    (
+        &["gen", "ccn", "--chunks=-1", "--out=/nonexistent/c.pcap"],
+        "--chunks",
+    ),
     // ccn sim / router / consumer / producer
     (&["ccn", "sim", "--contents=0"], "--contents"),
     (&["ccn", "sim", "--alpha=0"], "--alpha"),
@@ -128,28 +166,140 @@ const CASES: &[(&[&str], &str)] = &[
     (&["ccn", "sim", "--fwd-requests=-1"], "--fwd-requests"),
     (&["ccn", "sim", "--table-entries=0"], "--table-entries"),
     (&["ccn", "sim", "--payload=70000"], "--payload"),
-    (&["ccn", "router", "--listen=udp:127.0.0.1:0", "--workers=0"], "--workers"),
-    (&["ccn", "router", "--listen=udp:127.0.0.1:0", "--slot-bytes=10"], "--slot-bytes"),
-    (&["ccn", "router", "--listen=udp:127.0.0.1:0", "--cs-entries=2^27"], "--cs-entries"),
-    (&["ccn", "router", "--listen=udp:127.0.0.1:0", "--pit-entries=0"], "--pit-entries"),
-    (&["ccn", "router", "--listen=udp:127.0.0.1:0", "--lifetime-ms=0"], "--lifetime-ms"),
-    (&["ccn", "router", "--listen=udp:127.0.0.1:0", "--batch=0"], "--batch"),
-    (&["ccn", "router", "--listen=udp:127.0.0.1:0", "--duration=0"], "--duration"),
-    (&["ccn", "router", "--listen=udp:127.0.0.1:0", "--duration=-1"], "--duration"),
-    (&["ccn", "consumer", "--to=udp:127.0.0.1:9", "--window=0"], "--window"),
-    (&["ccn", "consumer", "--to=udp:127.0.0.1:9", "--duration=0"], "--duration"),
-    (&["ccn", "consumer", "--to=udp:127.0.0.1:9", "--contents=0"], "--contents"),
-    (&["ccn", "consumer", "--to=udp:127.0.0.1:9", "--alpha=0"], "--alpha"),
-    (&["ccn", "consumer", "--to=udp:127.0.0.1:9", "--table-entries=0"], "--table-entries"),
-    (&["ccn", "consumer", "--to=udp:127.0.0.1:9", "--rate=0"], "--rate"),
-    (&["ccn", "consumer", "--to=udp:127.0.0.1:9", "--timeout-ms=0"], "--timeout-ms"),
-    (&["ccn", "consumer", "--to=udp:127.0.0.1:9", "--lifetime-ms=-1"], "--lifetime-ms"),
-    (&["ccn", "consumer", "--to=udp:127.0.0.1:9", "--batch=0"], "--batch"),
-    (&["ccn", "consumer", "--to=udp:127.0.0.1:9", "--warmup=5", "--duration=1"], "--warmup"),
-    (&["ccn", "producer", "--listen=udp:127.0.0.1:0", "--payload=9000"], "--payload"),
-    (&["ccn", "producer", "--listen=udp:127.0.0.1:0", "--cache-time=0"], "--cache-time"),
-    (&["ccn", "producer", "--listen=udp:127.0.0.1:0", "--chunks=0"], "--chunks"),
-    (&["ccn", "producer", "--listen=udp:127.0.0.1:0", "--batch=0"], "--batch"),
+    (
+        &["ccn", "router", "--listen=udp:127.0.0.1:0", "--workers=0"],
+        "--workers",
+    ),
+    (
+        &[
+            "ccn",
+            "router",
+            "--listen=udp:127.0.0.1:0",
+            "--slot-bytes=10",
+        ],
+        "--slot-bytes",
+    ),
+    (
+        &[
+            "ccn",
+            "router",
+            "--listen=udp:127.0.0.1:0",
+            "--cs-entries=2^27",
+        ],
+        "--cs-entries",
+    ),
+    (
+        &[
+            "ccn",
+            "router",
+            "--listen=udp:127.0.0.1:0",
+            "--pit-entries=0",
+        ],
+        "--pit-entries",
+    ),
+    (
+        &[
+            "ccn",
+            "router",
+            "--listen=udp:127.0.0.1:0",
+            "--lifetime-ms=0",
+        ],
+        "--lifetime-ms",
+    ),
+    (
+        &["ccn", "router", "--listen=udp:127.0.0.1:0", "--batch=0"],
+        "--batch",
+    ),
+    (
+        &["ccn", "router", "--listen=udp:127.0.0.1:0", "--duration=0"],
+        "--duration",
+    ),
+    (
+        &["ccn", "router", "--listen=udp:127.0.0.1:0", "--duration=-1"],
+        "--duration",
+    ),
+    (
+        &["ccn", "consumer", "--to=udp:127.0.0.1:9", "--window=0"],
+        "--window",
+    ),
+    (
+        &["ccn", "consumer", "--to=udp:127.0.0.1:9", "--duration=0"],
+        "--duration",
+    ),
+    (
+        &["ccn", "consumer", "--to=udp:127.0.0.1:9", "--contents=0"],
+        "--contents",
+    ),
+    (
+        &["ccn", "consumer", "--to=udp:127.0.0.1:9", "--alpha=0"],
+        "--alpha",
+    ),
+    (
+        &[
+            "ccn",
+            "consumer",
+            "--to=udp:127.0.0.1:9",
+            "--table-entries=0",
+        ],
+        "--table-entries",
+    ),
+    (
+        &["ccn", "consumer", "--to=udp:127.0.0.1:9", "--rate=0"],
+        "--rate",
+    ),
+    (
+        &["ccn", "consumer", "--to=udp:127.0.0.1:9", "--timeout-ms=0"],
+        "--timeout-ms",
+    ),
+    (
+        &[
+            "ccn",
+            "consumer",
+            "--to=udp:127.0.0.1:9",
+            "--lifetime-ms=-1",
+        ],
+        "--lifetime-ms",
+    ),
+    (
+        &["ccn", "consumer", "--to=udp:127.0.0.1:9", "--batch=0"],
+        "--batch",
+    ),
+    (
+        &[
+            "ccn",
+            "consumer",
+            "--to=udp:127.0.0.1:9",
+            "--warmup=5",
+            "--duration=1",
+        ],
+        "--warmup",
+    ),
+    (
+        &[
+            "ccn",
+            "producer",
+            "--listen=udp:127.0.0.1:0",
+            "--payload=9000",
+        ],
+        "--payload",
+    ),
+    (
+        &[
+            "ccn",
+            "producer",
+            "--listen=udp:127.0.0.1:0",
+            "--cache-time=0",
+        ],
+        "--cache-time",
+    ),
+    (
+        &["ccn", "producer", "--listen=udp:127.0.0.1:0", "--chunks=0"],
+        "--chunks",
+    ),
+    (
+        &["ccn", "producer", "--listen=udp:127.0.0.1:0", "--batch=0"],
+        "--batch",
+    ),
     // forward
     (&["forward", "--batch=0"], "--batch"),
     (&["forward", "--batch=5000"], "--batch"),
@@ -167,7 +317,8 @@ const CASES: &[(&[&str], &str)] = &[
 
 #[test]
 fn impossible_parameters_are_refused_in_one_line() {
-    let empty = std::env::temp_dir().join(format!("pktlab-params-empty-{}.txt", std::process::id()));
+    let empty =
+        std::env::temp_dir().join(format!("pktlab-params-empty-{}.txt", std::process::id()));
     std::fs::write(&empty, "# no routes\n").unwrap();
     let empty_s = empty.to_str().unwrap();
     let mut failures = Vec::new();

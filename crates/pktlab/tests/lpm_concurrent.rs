@@ -80,8 +80,10 @@ impl<A: Address> Visit<A> for Stress<A> {
         let mut rng = SplitMix64::new(self.seed);
         let mut pool: Vec<Prefix<A>> = (0..s.base_routes).map(|_| prefix(&mut rng)).collect();
         let mark = Prefix::new(marker::<A>(), A::BITS as u8).expect("marker prefix");
-        let mut routes: Vec<(Prefix<A>, NextHop)> =
-            pool.iter().map(|p| (*p, nh(2 + rng.next_u64() % 200))).collect();
+        let mut routes: Vec<(Prefix<A>, NextHop)> = pool
+            .iter()
+            .map(|p| (*p, nh(2 + rng.next_u64() % 200)))
+            .collect();
         routes.push((mark, nh(1)));
         table.build(&routes);
         let mut oracle = Radix::<A>::new();
@@ -97,7 +99,11 @@ impl<A: Address> Visit<A> for Stress<A> {
                 let op = if r % 3 == 0 && !pool.is_empty() {
                     Op::Remove(pool[(r >> 8) as usize % pool.len()])
                 } else {
-                    let p = if r % 3 == 1 { pool[(r >> 8) as usize % pool.len()] } else { prefix(&mut rng) };
+                    let p = if r % 3 == 1 {
+                        pool[(r >> 8) as usize % pool.len()]
+                    } else {
+                        prefix(&mut rng)
+                    };
                     pool.push(p);
                     Op::Insert(p, nh(2 + (r >> 40) % 200))
                 };
@@ -139,7 +145,8 @@ impl<A: Address> Visit<A> for Stress<A> {
                         *a = if x % 2 == 0 {
                             let p = pool[(x >> 8) as usize % pool.len()];
                             let host = A::mask(p.len() as u32).not();
-                            p.first().or(A::from_random(rng.next_u64(), rng.next_u64()).and(host))
+                            p.first()
+                                .or(A::from_random(rng.next_u64(), rng.next_u64()).and(host))
                         } else {
                             addr(&mut rng)
                         };

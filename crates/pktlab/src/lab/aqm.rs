@@ -236,16 +236,17 @@ impl AqmSimConfig {
     /// before any simulation starts.
     pub fn validate(&self) -> Result<()> {
         let senders = self.reno as u64 + self.vegas as u64 + self.udp as u64;
-        check::int_range("--reno/--vegas/--udp (senders in all)", senders, 1, 1_000_000)?;
+        check::int_range(
+            "--reno/--vegas/--udp (senders in all)",
+            senders,
+            1,
+            1_000_000,
+        )?;
         if self.udp > 0 {
             check::positive("--udp-rate", self.udp_rate)?;
         }
         check::int_range("--buffer", self.buffer, 1, u32::MAX as u64)?;
-        check::positive("--duration", self.duration)?;
-        check::non_negative("--warmup", self.warmup)?;
-        check::require(self.warmup < self.duration, "--warmup", || {
-            format!("must be below --duration {} s (got {} s)", self.duration, self.warmup)
-        })?;
+        check::warmup_duration(self.warmup, self.duration)?;
         check::non_negative("--start-spread", self.start_spread)?;
         check::positive("--bw", self.bw)?;
         check::non_negative("--delay", self.delay)?;
@@ -255,7 +256,10 @@ impl AqmSimConfig {
         check::non_negative("--red-min", self.red_min)?;
         check::positive("--red-max", self.red_max)?;
         check::require(self.red_min < self.red_max, "--red-max", || {
-            format!("must be above --red-min {} (got {})", self.red_min, self.red_max)
+            format!(
+                "must be above --red-min {} (got {})",
+                self.red_min, self.red_max
+            )
         })?;
         check::positive("--red-maxp", self.red_maxp)?;
         check::real_range("--red-maxp", self.red_maxp, 0.0, 1.0)?;
@@ -267,7 +271,10 @@ impl AqmSimConfig {
         check::positive("--min-rto", self.min_rto)?;
         check::non_negative("--vegas-alpha", self.vegas_alpha)?;
         check::require(self.vegas_alpha <= self.vegas_beta, "--vegas-beta", || {
-            format!("must be at least --vegas-alpha {} (got {})", self.vegas_alpha, self.vegas_beta)
+            format!(
+                "must be at least --vegas-alpha {} (got {})",
+                self.vegas_alpha, self.vegas_beta
+            )
         })?;
         check::non_negative("--vegas-gamma", self.vegas_gamma)?;
         if self.series.is_some() {
@@ -809,11 +816,7 @@ impl StudyConfig {
     /// before any run starts.
     pub fn validate(&self) -> Result<()> {
         check::int_range("--seeds", self.seeds, 1, 10_000)?;
-        check::positive("--duration", self.duration)?;
-        check::non_negative("--warmup", self.warmup)?;
-        check::require(self.warmup < self.duration, "--warmup", || {
-            format!("must be below --duration {} s (got {} s)", self.duration, self.warmup)
-        })?;
+        check::warmup_duration(self.warmup, self.duration)?;
         if let Some(t) = self.threads {
             check::int_range("--threads", t as u64, 1, 1024)?;
         }
@@ -1302,7 +1305,9 @@ pub struct AqmBenchConfig {
 impl AqmBenchConfig {
     /// Refuses impossible values (one-line error naming the flag and the accepted range).
     pub fn validate(&self) -> Result<()> {
-        check::require(!self.flows.is_empty(), "--flows", || "needs at least one value".into())?;
+        check::require(!self.flows.is_empty(), "--flows", || {
+            "needs at least one value".into()
+        })?;
         for &f in &self.flows {
             check::int_range("--flows", f as u64, 1, 1 << 26)?;
         }

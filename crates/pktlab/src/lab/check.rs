@@ -10,7 +10,9 @@ pub fn int_range(flag: &str, v: u64, lo: u64, hi: u64) -> Result<()> {
     if (lo..=hi).contains(&v) {
         Ok(())
     } else {
-        Err(Error::param(format!("{flag}: must be in {lo}..={hi} (got {v})")))
+        Err(Error::param(format!(
+            "{flag}: must be in {lo}..={hi} (got {v})"
+        )))
     }
 }
 
@@ -19,7 +21,9 @@ pub fn at_least(flag: &str, v: u64, lo: u64) -> Result<()> {
     if v >= lo {
         Ok(())
     } else {
-        Err(Error::param(format!("{flag}: must be at least {lo} (got {v})")))
+        Err(Error::param(format!(
+            "{flag}: must be at least {lo} (got {v})"
+        )))
     }
 }
 
@@ -28,7 +32,9 @@ pub fn positive(flag: &str, v: f64) -> Result<()> {
     if v.is_finite() && v > 0.0 {
         Ok(())
     } else {
-        Err(Error::param(format!("{flag}: must be a finite number > 0 (got {v})")))
+        Err(Error::param(format!(
+            "{flag}: must be a finite number > 0 (got {v})"
+        )))
     }
 }
 
@@ -37,7 +43,9 @@ pub fn non_negative(flag: &str, v: f64) -> Result<()> {
     if v.is_finite() && v >= 0.0 {
         Ok(())
     } else {
-        Err(Error::param(format!("{flag}: must be a finite number ≥ 0 (got {v})")))
+        Err(Error::param(format!(
+            "{flag}: must be a finite number ≥ 0 (got {v})"
+        )))
     }
 }
 
@@ -46,7 +54,9 @@ pub fn real_range(flag: &str, v: f64, lo: f64, hi: f64) -> Result<()> {
     if v.is_finite() && (lo..=hi).contains(&v) {
         Ok(())
     } else {
-        Err(Error::param(format!("{flag}: must be in [{lo}, {hi}] (got {v})")))
+        Err(Error::param(format!(
+            "{flag}: must be in [{lo}, {hi}] (got {v})"
+        )))
     }
 }
 
@@ -60,13 +70,25 @@ pub fn require(ok: bool, flag: &str, msg: impl FnOnce() -> String) -> Result<()>
     }
 }
 
+/// A run of `duration` seconds (finite, > 0) whose first `warmup` seconds (finite, ≥ 0, below
+/// `duration`) are not measured: `--duration` and `--warmup` of the simulators and the consumer.
+pub fn warmup_duration(warmup: f64, duration: f64) -> Result<()> {
+    positive("--duration", duration)?;
+    non_negative("--warmup", warmup)?;
+    require(warmup < duration, "--warmup", || {
+        format!("must be below --duration {duration} s (got {warmup} s)")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn messages_name_flag_and_range() {
-        let e = int_range("--entries", 0, 1, 1 << 26).unwrap_err().to_string();
+        let e = int_range("--entries", 0, 1, 1 << 26)
+            .unwrap_err()
+            .to_string();
         assert_eq!(e, "--entries: must be in 1..=67108864 (got 0)");
         assert!(int_range("--entries", 1, 1, 1 << 26).is_ok());
         assert_eq!(
@@ -81,6 +103,9 @@ mod tests {
         assert!(real_range("--p-max", 1.5, 0.0, 1.0).is_err());
         assert!(real_range("--p-max", 1.0, 0.0, 1.0).is_ok());
         let e = require(false, "--warmup", || "must be below --duration".into());
-        assert_eq!(e.unwrap_err().to_string(), "--warmup: must be below --duration");
+        assert_eq!(
+            e.unwrap_err().to_string(),
+            "--warmup: must be below --duration"
+        );
     }
 }

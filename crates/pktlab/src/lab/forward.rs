@@ -258,6 +258,12 @@ fn load_tables(cfg: &ForwardConfig) -> Result<(Routes<u32>, Routes<u128>), Strin
                     }
                     _ => {
                         let t = read_table::<u128>(p, &cfg.nexthops).map_err(|e| e.to_string())?;
+                        if t.routes.is_empty() {
+                            return Err(format!(
+                                "--table: {}: no IPv4 or IPv6 routes (a table needs at least one)",
+                                p.display()
+                            ));
+                        }
                         v6.extend(t.routes.iter().map(|r| (r.prefix, r.nexthop)));
                     }
                 }
@@ -308,7 +314,10 @@ impl ForwardConfig {
         check::int_range("--workers", cfg.workers as u64, 1, 64)?;
         if cfg.meta != MetaKind::Dpdk {
             check::require(META_SIZES.contains(&cfg.meta_bytes), "--meta-bytes", || {
-                format!("must be one of 0, 2, 4, 8, 16, 32, 64 (got {})", cfg.meta_bytes)
+                format!(
+                    "must be one of 0, 2, 4, 8, 16, 32, 64 (got {})",
+                    cfg.meta_bytes
+                )
             })?;
         }
         let meta_bytes = if cfg.meta == MetaKind::Dpdk {
@@ -316,26 +325,38 @@ impl ForwardConfig {
         } else {
             cfg.meta_bytes
         };
-        check::require(cfg.stages == Stages::Io || meta_bytes >= 16, "--meta-bytes", || {
-            format!(
+        check::require(
+            cfg.stages == Stages::Io || meta_bytes >= 16,
+            "--meta-bytes",
+            || {
+                format!(
                 "--stages {} keeps length, RSS hash and timestamp per packet and needs at least 16 (got {meta_bytes})",
                 cfg.stages.name()
             )
-        })?;
-        check::require(!matches!(cfg.tx, TxSpec::Pcap(_)) || meta_bytes >= 2, "--meta-bytes", || {
-            format!("--tx pcap:PATH needs the packet length in the metadata: at least 2 (got {meta_bytes})")
-        })?;
+            },
+        )?;
+        check::require(
+            !matches!(cfg.tx, TxSpec::Pcap(_)) || meta_bytes >= 2,
+            "--meta-bytes",
+            || {
+                format!("--tx pcap:PATH needs the packet length in the metadata: at least 2 (got {meta_bytes})")
+            },
+        )?;
         check::int_range("--repeat", cfg.repeat, 1, 1 << 32)?;
         check::int_range("--packets", cfg.packets, 1, 1 << 40)?;
-        check::require(cfg.updates.is_none() || cfg.stages != Stages::Io, "--updates", || {
-            "needs --stages l3 or full (io does no lookup)".into()
-        })?;
+        check::require(
+            cfg.updates.is_none() || cfg.stages != Stages::Io,
+            "--updates",
+            || "needs --stages l3 or full (io does no lookup)".into(),
+        )?;
         check::int_range("--line-rate", cfg.line_rate, 1, 1 << 50)?;
         check::int_range("--queue", cfg.queue as u64, 1, 1 << 24)?;
         check::int_range("--cache-entries", cfg.cache_entries as u64, 1, 1 << 28)?;
         check::int_range("--pool-cache", cfg.pool_cache as u64, 0, 512)?;
         if let TableSpec::Synthetic(v4, v6) = cfg.table {
-            check::require(v4 + v6 > 0, "--table", || "a synthetic table needs at least one route".into())?;
+            check::require(v4 + v6 > 0, "--table", || {
+                "a synthetic table needs at least one route".into()
+            })?;
         }
         Ok(())
     }

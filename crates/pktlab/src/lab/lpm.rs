@@ -135,7 +135,10 @@ impl BenchConfig {
         }
         if let Some(a) = self.traffic.strip_prefix("zipf:") {
             let alpha: f64 = a.parse().map_err(|_| {
-                Error::param(format!("--traffic: expected zipf:ALPHA, e.g. zipf:0.8 (got {:?})", self.traffic))
+                Error::param(format!(
+                    "--traffic: expected zipf:ALPHA, e.g. zipf:0.8 (got {:?})",
+                    self.traffic
+                ))
             })?;
             check::positive("--traffic zipf:ALPHA", alpha)?;
         }

@@ -71,14 +71,7 @@ impl ConsumerConfig {
             check::positive("--rate", r)?;
         }
         check::int_range("--window", self.window as u64, 1, 1 << 20)?;
-        check::positive("--duration", self.duration.as_secs_f64())?;
-        check::require(self.warmup < self.duration, "--warmup", || {
-            format!(
-                "must be below --duration {} s (got {} s)",
-                self.duration.as_secs_f64(),
-                self.warmup.as_secs_f64()
-            )
-        })?;
+        check::warmup_duration(self.warmup.as_secs_f64(), self.duration.as_secs_f64())?;
         check::int_range("--timeout-ms", self.timeout_ms, 1, 3_600_000)?;
         check::int_range("--batch", self.batch as u64, 1, 1024)
     }

@@ -39,8 +39,7 @@ impl ProducerConfig {
         use crate::lab::check;
         check::int_range("--payload", self.payload as u64, 0, 8000)?;
         check::require(self.cache_time_s >= 1, "--cache-time", || {
-            "must be at least 1 s: Data without a cache time is not cached by Cefore (got 0)"
-                .into()
+            "must be at least 1 s: Data without a cache time is not cached by Cefore (got 0)".into()
         })?;
         check::int_range("--chunks", self.chunks, 1, 1 << 32)?;
         check::int_range("--batch", self.batch as u64, 1, 1024)?;
