@@ -14,6 +14,7 @@ const PYASN: LineFormat = LineFormat {
     head: b"; IP-ASN32-DAT file\n",
     name: "pyasn",
     sep: '\t',
+    reprint_head: "; printed back\n",
 };
 
 fuzz_target!(|data: &[u8]| {

@@ -13,6 +13,7 @@ const TEXT: LineFormat = LineFormat {
     head: b"# fuzz\n0.0.0.0/0 1\n",
     name: "text",
     sep: ' ',
+    reprint_head: "# printed back\n",
 };
 
 fuzz_target!(|data: &[u8]| {

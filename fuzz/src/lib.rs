@@ -114,6 +114,9 @@ pub struct LineFormat {
     pub name: &'static str,
     /// Separator between prefix and next hop when printing the table back.
     pub sep: char,
+    /// What goes in front of the table printed back: a header that keeps the format, without
+    /// the routes `head` may hold.
+    pub reprint_head: &'static str,
 }
 
 /// The whole check of a line-format table (text or pyasn) read from `head + data` under
@@ -146,7 +149,7 @@ pub fn check_line_table<A: Address>(
         assert!(routes.iter().all(|r| r.nexthop.get() <= n));
     }
     if scheme == NextHopScheme::File {
-        let mut text = String::from_utf8_lossy(fmt.head).into_owned();
+        let mut text = fmt.reprint_head.to_string();
         for r in &routes {
             text.push_str(&format!("{}{}{}\n", r.prefix, fmt.sep, r.nexthop));
         }
