@@ -55,10 +55,23 @@ fuzz_target!(|data: &[u8]| {
                 }
             }
             let q = tlv::parse(&b).expect("rebuilt packet with options parses");
-            assert_eq!((q.name, q.payload), (p.name, if p.kind == Kind::Data { p.payload } else { q.payload }));
+            assert_eq!(
+                (q.name, q.payload),
+                (
+                    p.name,
+                    if p.kind == Kind::Data {
+                        p.payload
+                    } else {
+                        q.payload
+                    }
+                )
+            );
             assert_eq!((q.lifetime_ms, q.end_chunk), (p.lifetime_ms, p.end_chunk));
             if p.cache_time_ms.is_some() && p.expiry_ms.is_some() {
-                assert_eq!((q.cache_time_ms, q.expiry_ms), (p.cache_time_ms, p.expiry_ms));
+                assert_eq!(
+                    (q.cache_time_ms, q.expiry_ms),
+                    (p.cache_time_ms, p.expiry_ms)
+                );
             }
             for d in Dialect::ALL {
                 let _ = tlv::chunk_number(p.name, d);

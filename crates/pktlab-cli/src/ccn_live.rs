@@ -4,7 +4,7 @@
 
 use crate::live::{on_signal, rate, secs, Rate};
 use crate::size::parse_size;
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, Result};
 use clap::Args;
 use pktlab::ccn::cs::Policy;
 use pktlab::ccn::live::{self, Control};
@@ -187,29 +187,21 @@ pub fn router(a: RouterArgs) -> Result<i32> {
             a.cs_policy
         )
     })?;
-    if a.workers == 0 || a.workers > 64 {
-        bail!("--workers {}: expected 1..=64", a.workers);
-    }
-    if a.slot_bytes < 64 || a.slot_bytes > 65535 {
-        bail!("--slot-bytes {}: expected 64..=65535", a.slot_bytes);
-    }
-    if a.cs_entries > 1 << 26 {
-        bail!("--cs-entries {}: at most 2^26", a.cs_entries);
-    }
     let cfg = live::RouterConfig {
         listen: a.listen,
         routes: a.route,
-        cs_entries: a.cs_entries as usize,
+        cs_entries: usize::try_from(a.cs_entries).unwrap_or(usize::MAX),
         cs_policy: policy,
-        slot_bytes: a.slot_bytes as usize,
+        slot_bytes: usize::try_from(a.slot_bytes).unwrap_or(usize::MAX),
         workers: a.workers,
         dialect: a.common.dialect,
-        pit_entries: a.pit_entries as usize,
+        pit_entries: usize::try_from(a.pit_entries).unwrap_or(usize::MAX),
         lifetime_ms: a.lifetime_ms,
-        batch: a.batch.clamp(1, 1024),
+        batch: a.batch,
         duration: a.common.duration,
         seed: 1,
     };
+    cfg.validate()?;
     stop_on_sigint();
     eprintln!(
         "pktlab: ccn router on udp:{} (Cefore dialect {}), CS {} × {}, {} worker(s)",
@@ -259,12 +251,6 @@ pub fn router(a: RouterArgs) -> Result<i32> {
 
 /// Runs `pktlab ccn consumer`.
 pub fn consumer(a: ConsumerArgs) -> Result<i32> {
-    if a.window == 0 {
-        bail!("--window 0: expected ≥ 1");
-    }
-    if a.duration.is_zero() {
-        bail!("--duration 0: expected > 0");
-    }
     let cfg = live::ConsumerConfig {
         to: a.to,
         bind: a.bind,
@@ -281,9 +267,10 @@ pub fn consumer(a: ConsumerArgs) -> Result<i32> {
         hop_limit: 32,
         chunked: !a.no_chunk,
         dialect: a.dialect,
-        batch: a.batch.clamp(1, 1024),
+        batch: a.batch,
         seed: a.seed,
     };
+    cfg.validate()?;
     stop_on_sigint();
     eprintln!(
         "pktlab: ccn consumer → udp:{} (Cefore dialect {}), Zipf({}) over {} contents, window {}",
@@ -333,22 +320,17 @@ pub fn consumer(a: ConsumerArgs) -> Result<i32> {
 
 /// Runs `pktlab ccn producer`.
 pub fn producer(a: ProducerArgs) -> Result<i32> {
-    if a.payload > 8000 {
-        bail!("--payload {}: at most 8000 bytes", a.payload);
-    }
-    if a.cache_time == 0 {
-        bail!("--cache-time 0: expected ≥ 1 s (Data without a cache time is not cached by Cefore)");
-    }
     let cfg = live::ProducerConfig {
         listen: a.listen,
         prefix: a.prefix,
-        payload: a.payload as usize,
+        payload: usize::try_from(a.payload).unwrap_or(usize::MAX),
         dialect: a.common.dialect,
         cache_time_s: a.cache_time,
-        chunks: a.chunks.max(1),
-        batch: a.batch.clamp(1, 1024),
+        chunks: a.chunks,
+        batch: a.batch,
         duration: a.common.duration,
     };
+    cfg.validate()?;
     stop_on_sigint();
     eprintln!(
         "pktlab: ccn producer on udp:{} for {} (Cefore dialect {}), {} B payload",

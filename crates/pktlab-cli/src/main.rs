@@ -57,8 +57,24 @@ enum Cmd {
     Reproduce(reproduce::ReproduceArgs),
 }
 
+/// Parses the command line; a flag value clap itself refuses (not a number, negative for a
+/// count, unknown flag) is reported as one line like every other error, not clap's block.
+fn parse_args() -> Cli {
+    match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => e.exit(), // --help, --version
+        Err(e) => {
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("bad arguments");
+            let first = first.strip_prefix("error: ").unwrap_or(first);
+            eprintln!("pktlab: error: {first} (see --help)");
+            std::process::exit(2);
+        }
+    }
+}
+
 fn main() {
-    let cli = Cli::parse();
+    let cli = parse_args();
     let res = match cli.cmd {
         Cmd::Lpm(c) => lpm::run(c),
         Cmd::Cache(c) => cache::run(c),

@@ -30,6 +30,8 @@ impl<P: AqmPacket> Aqm<P> for DropTail<P> {
         self.fifo.stats.arrivals += 1;
         self.fifo.offer(pkt, self.limit, || false, drops);
     }
+    // Trait plumbing over the shared `Fifo` (aqm/mod.rs), repeated by every FIFO-based
+    // discipline: an intentional per-discipline twin, the logic lives in `Fifo`.
     #[inline]
     fn dequeue(&mut self, _now: Nanos, _drops: &mut Drops<P>) -> Option<P> {
         self.fifo.pop()

@@ -327,6 +327,8 @@ impl<P: AqmPacket> Aqm<P> for Sred<P> {
         self.fifo
             .offer(pkt, self.limit, || p > 0.0 && rng.next_f64() < p, drops);
     }
+    // Trait plumbing over the shared `Fifo` (aqm/mod.rs), repeated by every FIFO-based
+    // discipline: an intentional per-discipline twin, the logic lives in `Fifo`.
     #[inline]
     fn dequeue(&mut self, _now: Nanos, _drops: &mut Drops<P>) -> Option<P> {
         self.fifo.pop()

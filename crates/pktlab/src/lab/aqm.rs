@@ -3,7 +3,7 @@
 //! parallel over points × seeds ([`study`], with [`StudyResult::csv`] and [`write_study`]),
 //! and the per-packet cost of each discipline ([`bench`]).
 
-use super::{median, Error, Progress, Result};
+use super::{check, median, Error, Progress, Result};
 use crate::aqm::{AqmParamSet, AqmSpec, FlowKey, RedParams, SredParams, ZlRedParams};
 use crate::netsim::scenarios::dumbbell::{run, DumbbellConfig, DumbbellResult, FlowKind, Series};
 use crate::netsim::tcp::{TcpConfig, VegasLoss};
@@ -53,8 +53,24 @@ impl Default for ZombieParams {
 }
 
 impl ZombieParams {
+    /// Refuses impossible values (one-line error naming the flag and the accepted range).
+    pub fn validate(&self) -> Result<()> {
+        check::int_range("--zombies", self.zombies as u64, 1, 1 << 26)?;
+        check::real_range("--p-max", self.p_max, 0.0, 1.0)?;
+        check::real_range("--p-swap", self.p_swap, 0.0, 1.0)?;
+        if let Some(a) = self.alpha {
+            check::positive("--alpha", a)?;
+            check::real_range("--alpha", a, 0.0, 1.0)?;
+        }
+        check::real_range("--zl-a", self.zl_a, 1.0, 1e9)?;
+        check::non_negative("--th-min", self.th_min)?;
+        check::positive("--w-avg", self.w_avg)?;
+        check::real_range("--w-avg", self.w_avg, 0.0, 1.0)
+    }
+
     /// Fills the SRED/ZL-RED parts of a parameter set.
     pub fn apply(&self, ps: &mut AqmParamSet) -> Result<()> {
+        self.validate()?;
         let flow_key = match self.flow_key.as_str() {
             "src-dst" => FlowKey::SrcDst,
             "5-tuple" | "five-tuple" => FlowKey::FiveTuple,
@@ -216,23 +232,11 @@ impl Default for AqmSimConfig {
 }
 
 fn positive(name: &str, v: f64) -> Result<f64> {
-    if v.is_finite() && v > 0.0 {
-        Ok(v)
-    } else {
-        Err(Error::param(format!(
-            "--{name} must be a positive number (got {v})"
-        )))
-    }
+    check::positive(&format!("--{name}"), v).map(|_| v)
 }
 
 fn non_negative(name: &str, v: f64) -> Result<f64> {
-    if v.is_finite() && v >= 0.0 {
-        Ok(v)
-    } else {
-        Err(Error::param(format!(
-            "--{name} must be a non-negative number (got {v})"
-        )))
-    }
+    check::non_negative(&format!("--{name}"), v).map(|_| v)
 }
 
 fn mbps(name: &str, v: f64) -> Result<u64> {
@@ -244,6 +248,57 @@ fn ms(name: &str, v: f64) -> Result<u64> {
 }
 
 impl AqmSimConfig {
+    /// Refuses impossible values (one-line error naming the flag and the accepted range),
+    /// before any simulation starts.
+    pub fn validate(&self) -> Result<()> {
+        let senders = self.reno as u64 + self.vegas as u64 + self.udp as u64;
+        check::int_range(
+            "--reno/--vegas/--udp (senders in all)",
+            senders,
+            1,
+            1_000_000,
+        )?;
+        if self.udp > 0 {
+            check::positive("--udp-rate", self.udp_rate)?;
+        }
+        check::int_range("--buffer", self.buffer, 1, u32::MAX as u64)?;
+        check::warmup_duration(self.warmup, self.duration)?;
+        check::non_negative("--start-spread", self.start_spread)?;
+        check::positive("--bw", self.bw)?;
+        check::non_negative("--delay", self.delay)?;
+        check::positive("--access-bw", self.access_bw)?;
+        check::non_negative("--reno-delay", self.reno_delay)?;
+        check::non_negative("--vegas-delay", self.vegas_delay)?;
+        check::non_negative("--red-min", self.red_min)?;
+        check::positive("--red-max", self.red_max)?;
+        check::require(self.red_min < self.red_max, "--red-max", || {
+            format!(
+                "must be above --red-min {} (got {})",
+                self.red_min, self.red_max
+            )
+        })?;
+        check::positive("--red-maxp", self.red_maxp)?;
+        check::real_range("--red-maxp", self.red_maxp, 0.0, 1.0)?;
+        check::positive("--red-wq", self.red_wq)?;
+        check::real_range("--red-wq", self.red_wq, 0.0, 1.0)?;
+        check::int_range("--mss", self.mss as u64, 1, 65_000)?;
+        check::int_range("--rwnd", self.rwnd as u64, 2, 1 << 20)?;
+        check::int_range("--init-cwnd", self.init_cwnd as u64, 1, self.rwnd as u64)?;
+        check::positive("--min-rto", self.min_rto)?;
+        check::non_negative("--vegas-alpha", self.vegas_alpha)?;
+        check::require(self.vegas_alpha <= self.vegas_beta, "--vegas-beta", || {
+            format!(
+                "must be at least --vegas-alpha {} (got {})",
+                self.vegas_alpha, self.vegas_beta
+            )
+        })?;
+        check::non_negative("--vegas-gamma", self.vegas_gamma)?;
+        if self.series.is_some() {
+            check::positive("--sample-ms", self.sample_ms)?;
+        }
+        self.zombie.validate()
+    }
+
     /// The simulator's configuration for one discipline.
     pub fn dumbbell(&self, spec: AqmSpec) -> Result<DumbbellConfig> {
         let a = self;
@@ -782,6 +837,7 @@ fn write_series(path: &str, r: &DumbbellResult, aqm: &str, many: bool) -> Result
 /// the Reno and Vegas groups, Vegas' share, Jain's index, losses, queue; with `cfg.series`,
 /// writes the queue/cwnd time series as CSV.
 pub fn sim(cfg: &AqmSimConfig, p: &dyn Progress) -> Result<AqmSimResult> {
+    cfg.validate()?;
     let specs = cfg.specs()?;
     let many = specs.len() > 1;
     let mut runs = Vec::new();
@@ -848,6 +904,35 @@ pub struct StudyConfig {
     pub threads: Option<usize>,
     /// SRED/ZL-RED parameters.
     pub zombie: ZombieParams,
+}
+
+impl StudyConfig {
+    /// Refuses impossible values (one-line error naming the flag and the accepted range),
+    /// before any run starts.
+    pub fn validate(&self) -> Result<()> {
+        check::int_range("--seeds", self.seeds, 1, 10_000)?;
+        check::warmup_duration(self.warmup, self.duration)?;
+        if let Some(t) = self.threads {
+            check::int_range("--threads", t as u64, 1, 1024)?;
+        }
+        let min_conns = if self.fig == "fig2" { 1 } else { 2 };
+        for &c in self.conns.iter().flatten() {
+            check::int_range("--conns", c as u64, min_conns, 1_000_000)?;
+        }
+        for &b in self.buffers.iter().flatten() {
+            check::int_range("--buffers", b as u64, 1, u32::MAX as u64)?;
+        }
+        for &m in self.ms.iter().flatten() {
+            check::int_range("--ms", m as u64, 1, 1 << 26)?;
+        }
+        for &a in self.a.iter().flatten() {
+            check::real_range("--a", a, 1.0, 1e9)?;
+        }
+        for &d in self.delays.iter().flatten() {
+            check::non_negative("--delays", d)?;
+        }
+        self.zombie.validate()
+    }
 }
 
 impl Default for StudyConfig {
@@ -988,24 +1073,6 @@ fn points(a: &StudyConfig, base: &AqmParamSet) -> Result<Vec<Point>> {
 }
 
 fn study_run_config(a: &StudyConfig, p: &Point, seed: u64) -> Result<DumbbellConfig> {
-    if !(a.duration.is_finite() && a.duration > 0.0) {
-        return Err(Error::param(format!(
-            "--duration must be positive (got {})",
-            a.duration
-        )));
-    }
-    if !(a.warmup.is_finite() && a.warmup >= 0.0 && a.warmup < a.duration) {
-        return Err(Error::param(format!(
-            "--warmup must be in [0, duration) (got {})",
-            a.warmup
-        )));
-    }
-    if !(p.vegas_delay_ms.is_finite() && p.vegas_delay_ms >= 0.0) {
-        return Err(Error::param(format!(
-            "--delays must be non-negative (got {})",
-            p.vegas_delay_ms
-        )));
-    }
     let cfg = DumbbellConfig {
         reno: p.reno,
         vegas: p.vegas,
@@ -1162,14 +1229,12 @@ pub struct StudyPlan {
 impl StudyPlan {
     /// Checks `cfg` and lists its points and jobs (points in sweep order, seeds inner).
     pub fn new(cfg: &StudyConfig) -> Result<StudyPlan> {
+        cfg.validate()?;
         let mut ps = AqmParamSet {
             red: RedParams::default(),
             ..AqmParamSet::default()
         };
         cfg.zombie.apply(&mut ps)?;
-        if cfg.seeds == 0 {
-            return Err(Error::param("--seeds must be at least 1"));
-        }
         let points = points(cfg, &ps)?;
         let mut jobs = Vec::new();
         for (i, pt) in points.iter().enumerate() {
@@ -1457,6 +1522,22 @@ pub struct AqmBenchConfig {
     pub zombie: ZombieParams,
 }
 
+impl AqmBenchConfig {
+    /// Refuses impossible values (one-line error naming the flag and the accepted range).
+    pub fn validate(&self) -> Result<()> {
+        check::require(!self.flows.is_empty(), "--flows", || {
+            "needs at least one value".into()
+        })?;
+        for &f in &self.flows {
+            check::int_range("--flows", f as u64, 1, 1 << 26)?;
+        }
+        check::int_range("--buffer", self.buffer as u64, 2, 1 << 24)?;
+        check::int_range("--packets", self.packets as u64, 1, 1 << 32)?;
+        check::int_range("--reps", self.reps as u64, 1, 10_000)?;
+        self.zombie.validate()
+    }
+}
+
 impl Default for AqmBenchConfig {
     fn default() -> Self {
         AqmBenchConfig {
@@ -1514,19 +1595,12 @@ pub fn bench(a: &AqmBenchConfig, p: &dyn Progress) -> Result<AqmBenchResult> {
     use crate::aqm::{Aqm, Discipline, Drops};
     use crate::netsim::{Packet, PktKind};
     use crate::util::SplitMix64;
-    if a.packets == 0 || a.reps == 0 || a.buffer < 2 {
-        return Err(Error::param(
-            "--packets and --reps must be positive and --buffer at least 2",
-        ));
-    }
+    a.validate()?;
     let mut ps = AqmParamSet::default();
     a.zombie.apply(&mut ps)?;
     let mut rows = Vec::new();
     p.start("aqm bench", Some((a.flows.len() * a.aqm.len()) as u64));
     for &nf in &a.flows {
-        if nf == 0 {
-            return Err(Error::param("--flows: need at least 1 flow"));
-        }
         let mut rng = SplitMix64::new(a.seed ^ nf as u64);
         // Sparse 32-bit flow ids, chosen uniformly among `nf`.
         let ids: Vec<u32> = (0..nf)

@@ -3,7 +3,7 @@
 //! trace statistics with the flow-length CDF ([`trace_stats`], fig. 3) and trace conversion
 //! ([`convert`]).
 
-use super::{Error, Progress, Result};
+use super::{check, Error, Progress, Result};
 use crate::flowcache::source::{next_uses, MemoryTrace, SourceReport};
 use crate::flowcache::{
     min_ways, policy_ways, AnySim, DelayModel, SetIndex, SimConfig, TracePacket, TraceSource,
@@ -50,8 +50,20 @@ impl Default for TraceSpec {
 }
 
 impl TraceSpec {
+    /// Refuses impossible values (one-line error naming the flag and the accepted range).
+    pub fn validate(&self) -> Result<()> {
+        if self.trace == "synthetic" {
+            check::int_range("--packets", self.packets, 1, 1 << 40)?;
+        }
+        if let Some(r) = self.flow_rate {
+            check::positive("--flow-rate", r)?;
+        }
+        Ok(())
+    }
+
     /// The packet source this spec describes.
     pub fn source(&self) -> Result<TraceSource> {
+        self.validate()?;
         if let Some(m) = &self.memory {
             Ok(TraceSource::Memory(m.clone()))
         } else if self.trace == "synthetic" {
@@ -66,9 +78,6 @@ impl TraceSpec {
                 ..SynthConfig::default()
             };
             if let Some(r) = self.flow_rate {
-                if r.is_nan() || r <= 0.0 {
-                    return Err(Error::param("--flow-rate: must be positive"));
-                }
                 c.flow_rate = r;
             }
             Ok(TraceSource::Synthetic(c))
@@ -124,10 +133,30 @@ impl Default for ModelSpec {
 }
 
 impl ModelSpec {
+    /// Refuses impossible values (one-line error naming the flag and the accepted range);
+    /// `entries` is the smallest cache the model is used with, which `--ways` may not exceed.
+    pub fn validate(&self, entries: u64) -> Result<()> {
+        check::int_range("--pes", self.pes as u64, 1, 1 << 20)?;
+        check::non_negative("--hit-ns", self.hit_ns)?;
+        check::non_negative("--miss-ns", self.miss_ns)?;
+        check::non_negative("--exchange-ns", self.exchange_ns)?;
+        check::int_range("--chunk", self.chunk, 1, 1 << 24)?;
+        if let Some(w) = self.ways.filter(|&w| w != usize::MAX) {
+            check::int_range("--ways", w as u64, 1, entries)?;
+            for p in self.policies()? {
+                let min = min_ways(&p) as u64;
+                check::require(w as u64 >= min, "--ways", || {
+                    format!("policy {p} needs at least {min} ways (got {w})")
+                })?;
+            }
+        }
+        Ok(())
+    }
+
     fn config(&self) -> Result<SimConfig> {
         Ok(SimConfig {
             timing: !self.no_timing,
-            pes: self.pes.max(1),
+            pes: self.pes,
             lookup_ns: self.lookup_ns,
             index: match self.index.as_str() {
                 "crc" => SetIndex::Crc,
@@ -179,6 +208,16 @@ pub struct CacheSimConfig {
     pub entries: u64,
 }
 
+impl CacheSimConfig {
+    /// Refuses impossible values (one-line error naming the flag and the accepted range),
+    /// among them more ways than entries.
+    pub fn validate(&self) -> Result<()> {
+        check::int_range("--entries", self.entries, 1, 1 << 28)?;
+        self.trace.validate()?;
+        self.model.validate(self.entries)
+    }
+}
+
 impl Default for CacheSimConfig {
     fn default() -> Self {
         CacheSimConfig {
@@ -203,6 +242,18 @@ pub struct CacheSweepConfig {
     pub min_bytes: u64,
     /// Largest cache, bytes (sizes double from `min_bytes`).
     pub max_bytes: u64,
+}
+
+impl CacheSweepConfig {
+    /// Refuses impossible values (one-line error naming the flag and the accepted range):
+    /// an empty size range, entries of zero bytes, more ways than the smallest cache holds.
+    pub fn validate(&self) -> Result<()> {
+        check::int_range("--entry-bytes", self.entry_bytes, 1, 1 << 20)?;
+        check::int_range("--min-bytes", self.min_bytes, self.entry_bytes, 1 << 40)?;
+        check::int_range("--max-bytes", self.max_bytes, self.min_bytes, 1 << 40)?;
+        self.trace.validate()?;
+        self.model.validate(self.min_bytes / self.entry_bytes)
+    }
 }
 
 impl Default for CacheSweepConfig {
@@ -433,9 +484,10 @@ fn ways_for(p: &str, ways: Option<usize>, entries: usize) -> usize {
 /// Simulates every policy of `cfg.model` with `cfg.entries` entries on one pass over the
 /// trace (paper 000, Table 2: miss rate, exchange rate and average delay per policy).
 pub fn sim(cfg: &CacheSimConfig, p: &dyn Progress) -> Result<CacheSimResult> {
+    cfg.validate()?;
     let src = cfg.trace.source()?;
     let sc = cfg.model.config()?;
-    let entries = cfg.entries.max(1) as usize;
+    let entries = cfg.entries as usize;
     let mut runs = Vec::new();
     for pol in cfg.model.policies()? {
         let ways = ways_for(&pol, cfg.model.ways, entries);
@@ -460,6 +512,7 @@ pub fn sim(cfg: &CacheSimConfig, p: &dyn Progress) -> Result<CacheSimResult> {
 /// Miss rate (and the rest of [`PolicyResult`]) of every policy at cache sizes doubling from
 /// `cfg.min_bytes` to `cfg.max_bytes`, all simulated on one pass (paper 000, fig. 2).
 pub fn sweep(cfg: &CacheSweepConfig, p: &dyn Progress) -> Result<CacheSweepResult> {
+    cfg.validate()?;
     let src = cfg.trace.source()?;
     let sc = cfg.model.config()?;
     let pols = cfg.model.policies()?;

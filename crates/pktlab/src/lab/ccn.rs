@@ -2,7 +2,7 @@
 //! size under Zipf requests, next to the ideal static top-C ratio and Che's approximation for
 //! LRU, and the forwarder's request rate with the CS off and with growing CS sizes ([`sim`]).
 
-use super::{Error, Progress, Result};
+use super::{check, Error, Progress, Result};
 use crate::ccn::cs::{AnyCs, Policy};
 use crate::ccn::sim::{che_lru, hit_ratio, ideal, CcnLoop};
 use crate::traffic::ZipfTable;
@@ -95,10 +95,30 @@ pub struct CcnSimResult {
     pub results: Vec<CcnRow>,
 }
 
+impl CcnSimConfig {
+    /// Refuses impossible values (one-line error naming the flag and the accepted range).
+    pub fn validate(&self) -> Result<()> {
+        check::int_range("--contents", self.contents, 1, 1 << 32)?;
+        check::positive("--alpha", self.alpha)?;
+        check::require(!self.cs_entries.is_empty(), "--cs-entries", || {
+            "needs at least one size".into()
+        })?;
+        for &c in &self.cs_entries {
+            check::int_range("--cs-entries", c, 0, 1 << 26)?;
+        }
+        check::int_range("--requests", self.requests, 1, 1 << 40)?;
+        check::int_range("--warmup", self.warmup, 0, 1 << 40)?;
+        check::int_range("--fwd-requests", self.fwd_requests, 0, 1 << 40)?;
+        check::int_range("--table-entries", self.table_entries, 1, 1 << 26)?;
+        check::int_range("--payload", self.payload as u64, 0, 65_000)
+    }
+}
+
 /// Content-store hit ratio for every policy × size under Zipf(α) requests, with Che's LRU
 /// approximation and the ideal ratio beside it, and the forwarder's request rate (CS off
 /// and each size).
 pub fn sim(a: &CcnSimConfig, p: &dyn Progress) -> Result<CcnSimResult> {
+    a.validate()?;
     let mut pols = Vec::new();
     for name in &a.policy {
         match Policy::parse(name) {
@@ -114,9 +134,6 @@ pub fn sim(a: &CcnSimConfig, p: &dyn Progress) -> Result<CcnSimResult> {
                 )))
             }
         }
-    }
-    if a.cs_entries.iter().any(|&c| c > 1 << 26) {
-        return Err(Error::param("--cs-entries: at most 2^26 entries per store"));
     }
     let table = ZipfTable::new(a.alpha, a.contents, a.table_entries)?;
     let tv = table.stats().tv;

@@ -14,7 +14,7 @@
 //! group when there are several) and its own tx ring, and the progress reports carry the
 //! ports' counters for a once-a-second status line.
 
-use super::{Error, Progress, Result};
+use super::{check, Error, Progress, Result};
 use crate::aqm::{AqmParamSet, AqmSpec};
 use crate::io::{read_table, read_updates, synthetic_table, NextHopScheme, Update};
 use crate::io::{DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES};
@@ -302,6 +302,12 @@ fn load_tables(cfg: &ForwardConfig) -> Result<(Routes<u32>, Routes<u128>), Strin
                     }
                     _ => {
                         let t = read_table::<u128>(p, &cfg.nexthops).map_err(|e| e.to_string())?;
+                        if t.routes.is_empty() {
+                            return Err(format!(
+                                "--table: {}: no IPv4 or IPv6 routes (a table needs at least one)",
+                                p.display()
+                            ));
+                        }
                         v6.extend(t.routes.iter().map(|r| (r.prefix, r.nexthop)));
                     }
                 }
@@ -344,62 +350,67 @@ fn apply_updates<A: Address>(
     (applied, publishes)
 }
 
-/// Checks the parameters (one-line errors naming the flag).
-fn validate(cfg: &ForwardConfig) -> Result<(), String> {
-    if !(1..=4096).contains(&cfg.batch) {
-        return Err(format!("--batch {}: must be in 1..=4096", cfg.batch));
-    }
-    if cfg.workers == 0 || cfg.workers > 64 {
-        return Err(format!("--workers {}: must be in 1..=64", cfg.workers));
-    }
-    if cfg.meta != MetaKind::Dpdk && !META_SIZES.contains(&cfg.meta_bytes) {
-        return Err(format!(
-            "--meta-bytes {}: must be one of 0, 2, 4, 8, 16, 32, 64",
-            cfg.meta_bytes
-        ));
-    }
-    let meta_bytes = if cfg.meta == MetaKind::Dpdk {
-        128
-    } else {
-        cfg.meta_bytes
-    };
-    if cfg.stages != Stages::Io && meta_bytes < 16 {
-        return Err(format!(
-            "--meta-bytes {meta_bytes}: --stages {} keeps length, RSS hash and timestamp per packet and needs at least 16",
-            cfg.stages.name()
-        ));
-    }
-    if matches!(cfg.tx, TxSpec::Pcap(_)) && meta_bytes < 2 {
-        return Err(
-            "--tx pcap:PATH needs the packet length in the metadata: --meta-bytes >= 2".into(),
-        );
-    }
-    if cfg.repeat == 0 {
-        return Err("--repeat must be at least 1".into());
-    }
-    if cfg.updates.is_some() && cfg.stages == Stages::Io {
-        return Err("--updates needs --stages l3 or full (io does no lookup)".into());
-    }
-    if cfg.line_rate == 0 {
-        return Err("--line-rate must be positive".into());
-    }
-    if cfg.queue == 0 {
-        return Err("--queue must be at least 1".into());
-    }
-    if let Some(d) = cfg.duration {
-        if !(d > 0.0 && d.is_finite()) {
-            return Err(format!(
-                "--duration {d}: must be a positive number of seconds"
-            ));
+impl ForwardConfig {
+    /// Refuses impossible values (one-line error naming the flag and the accepted range).
+    pub fn validate(&self) -> crate::lab::Result<()> {
+        let cfg = self;
+        check::int_range("--batch", cfg.batch as u64, 1, 4096)?;
+        check::int_range("--workers", cfg.workers as u64, 1, 64)?;
+        if cfg.meta != MetaKind::Dpdk {
+            check::require(META_SIZES.contains(&cfg.meta_bytes), "--meta-bytes", || {
+                format!(
+                    "must be one of 0, 2, 4, 8, 16, 32, 64 (got {})",
+                    cfg.meta_bytes
+                )
+            })?;
         }
+        let meta_bytes = if cfg.meta == MetaKind::Dpdk {
+            128
+        } else {
+            cfg.meta_bytes
+        };
+        check::require(
+            cfg.stages == Stages::Io || meta_bytes >= 16,
+            "--meta-bytes",
+            || {
+                format!(
+                "--stages {} keeps length, RSS hash and timestamp per packet and needs at least 16 (got {meta_bytes})",
+                cfg.stages.name()
+            )
+            },
+        )?;
+        check::require(
+            !matches!(cfg.tx, TxSpec::Pcap(_)) || meta_bytes >= 2,
+            "--meta-bytes",
+            || {
+                format!("--tx pcap:PATH needs the packet length in the metadata: at least 2 (got {meta_bytes})")
+            },
+        )?;
+        check::int_range("--repeat", cfg.repeat, 1, 1 << 32)?;
+        check::int_range("--packets", cfg.packets, 1, 1 << 40)?;
+        check::require(
+            cfg.updates.is_none() || cfg.stages != Stages::Io,
+            "--updates",
+            || "needs --stages l3 or full (io does no lookup)".into(),
+        )?;
+        check::int_range("--line-rate", cfg.line_rate, 1, 1 << 50)?;
+        check::int_range("--queue", cfg.queue as u64, 1, 1 << 24)?;
+        check::int_range("--cache-entries", cfg.cache_entries as u64, 1, 1 << 28)?;
+        check::int_range("--pool-cache", cfg.pool_cache as u64, 0, 512)?;
+        if let Some(d) = cfg.duration {
+            check::positive("--duration", d)?;
+        }
+        let live = matches!(cfg.rx, RxSpec::AfPacket(_)) || matches!(cfg.tx, TxSpec::AfPacket(_));
+        check::require(!live || meta_bytes >= 2, "--meta-bytes", || {
+            format!("afpacket ports need the packet length in the metadata: at least 2 (got {meta_bytes})")
+        })?;
+        if let TableSpec::Synthetic(v4, v6) = cfg.table {
+            check::require(v4 + v6 > 0, "--table", || {
+                "a synthetic table needs at least one route".into()
+            })?;
+        }
+        Ok(())
     }
-    let live = matches!(cfg.rx, RxSpec::AfPacket(_)) || matches!(cfg.tx, TxSpec::AfPacket(_));
-    if live && meta_bytes < 2 {
-        return Err(
-            "afpacket ports need the packet length in the metadata: --meta-bytes >= 2".into(),
-        );
-    }
-    Ok(())
 }
 
 /// Runs the data plane as `cfg` says and reports. Progress: one step (`forward`, packets
@@ -420,7 +431,7 @@ pub fn forward_with_status(
     progress: &dyn Progress,
     status: Option<StatusFn<'_>>,
 ) -> Result<ForwardResult> {
-    validate(cfg).map_err(Error::Param)?;
+    cfg.validate()?;
     let r = match (cfg.meta, cfg.meta_bytes) {
         (MetaKind::Dpdk, _) => run::<Dpdk>(cfg, progress, status),
         (MetaKind::CompactAlloc, 0) => run::<CompactAlloc<0>>(cfg, progress, status),

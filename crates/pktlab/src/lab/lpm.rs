@@ -5,7 +5,7 @@
 //! Traffic generation follows the paper's harness: uniform random addresses from Marsaglia's
 //! xor128 with his published seed, generated on the fly inside the timed loop.
 
-use super::{median, Error, Progress, Result};
+use super::{check, median, Error, Progress, Result};
 use crate::io::nexthop::NextHopScheme;
 use crate::io::routes::{read_table, read_updates, Update};
 use crate::io::synth::{synthetic_table, DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES};
@@ -37,6 +37,20 @@ pub struct TableSpec {
     pub synthetic_routes: Option<u64>,
     /// Algorithm names (see [`Algo`]).
     pub algos: Vec<String>,
+}
+
+impl TableSpec {
+    /// Refuses impossible values (one-line error naming the flag and the accepted range):
+    /// a synthetic table of no route, no algorithm.
+    pub fn validate(&self) -> Result<()> {
+        if let Some(n) = self.synthetic_routes {
+            check::int_range("--synthetic-routes", n, 1, 1 << 26)?;
+        }
+        check::require(!self.algos.is_empty(), "--algo", || {
+            "needs at least one algorithm".into()
+        })?;
+        Ok(())
+    }
 }
 
 impl Default for TableSpec {
@@ -103,6 +117,33 @@ pub struct BenchConfig {
     pub by_depth: bool,
     /// With `by_depth`: lookups timed (the first N addresses of the traffic, thread 0).
     pub depth_samples: u64,
+}
+
+impl BenchConfig {
+    /// Refuses impossible values (one-line error naming the flag and the accepted range),
+    /// before any table is loaded.
+    pub fn validate(&self) -> Result<()> {
+        self.table.validate()?;
+        check::int_range("--lookups", self.lookups, 1, 1 << 48)?;
+        check::int_range("--threads", self.threads as u64, 1, 1024)?;
+        check::int_range("--runs", self.runs as u64, 1, 10_000)?;
+        check::int_range("--pregen", self.pregen, 0, 1 << 32)?;
+        check::int_range("--batch", self.batch as u64, 1, 1 << 16)?;
+        check::int_range("--publish-every", self.publish_every as u64, 1, 1 << 32)?;
+        if self.by_depth {
+            check::int_range("--depth-samples", self.depth_samples, 1, 1 << 32)?;
+        }
+        if let Some(a) = self.traffic.strip_prefix("zipf:") {
+            let alpha: f64 = a.parse().map_err(|_| {
+                Error::param(format!(
+                    "--traffic: expected zipf:ALPHA, e.g. zipf:0.8 (got {:?})",
+                    self.traffic
+                ))
+            })?;
+            check::positive("--traffic zipf:ALPHA", alpha)?;
+        }
+        Ok(())
+    }
 }
 
 impl Default for BenchConfig {
@@ -331,6 +372,15 @@ pub struct VerifyConfig {
     pub check_every: u64,
 }
 
+impl VerifyConfig {
+    /// Refuses impossible values (one-line error naming the flag and the accepted range).
+    pub fn validate(&self) -> Result<()> {
+        self.table.validate()?;
+        check::int_range("--samples", self.samples, 0, 1 << 40)?;
+        check::int_range("--check-every", self.check_every, 1, 1 << 40)
+    }
+}
+
 impl Default for VerifyConfig {
     fn default() -> Self {
         VerifyConfig {
@@ -471,7 +521,7 @@ pub fn load<A: Address>(t: &TableSpec, p: &dyn Progress) -> Result<Loaded<A>> {
     };
     if routes.is_empty() {
         return Err(Error::param(format!(
-            "{path}: no {} routes",
+            "--table: {path}: no {} routes (a table needs at least one)",
             A::FAMILY.as_str()
         )));
     }
@@ -724,6 +774,7 @@ fn lookups<A: Address>(
 /// (median reported), with memory, node counts and build time; with `cfg.updates`, also the
 /// update rate through the concurrent wrapper while one reader keeps looking up.
 pub fn bench(cfg: &BenchConfig, p: &dyn Progress) -> Result<BenchResult> {
+    cfg.validate()?;
     match family(&cfg.table)? {
         "v4" => bench_family::<u32>(cfg, p),
         _ => bench_family::<u128>(cfg, p),
@@ -731,11 +782,6 @@ pub fn bench(cfg: &BenchConfig, p: &dyn Progress) -> Result<BenchResult> {
 }
 
 fn bench_family<A: Address>(cfg: &BenchConfig, p: &dyn Progress) -> Result<BenchResult> {
-    if cfg.threads == 0 || cfg.runs == 0 || cfg.batch == 0 || cfg.lookups == 0 {
-        return Err(Error::param(
-            "--threads, --runs, --batch and --lookups must be at least 1",
-        ));
-    }
     let algos = algos(&cfg.table)?;
     let table = load::<A>(&cfg.table, p)?;
     let mut traffic = Traffic::<A>::parse(&cfg.traffic, &table.routes, p)?;
@@ -996,6 +1042,7 @@ fn oracle_answers<A: Address>(o: &Radix<A>, addrs: &[A]) -> Vec<Option<NextHop>>
 /// neighbours; with `cfg.updates`, applies the stream to both and re-checks every
 /// `cfg.check_every` events, then fully, and compares with a fresh build of the final table.
 pub fn verify(cfg: &VerifyConfig, p: &dyn Progress) -> Result<VerifyResult> {
+    cfg.validate()?;
     match family(&cfg.table)? {
         "v4" => verify_family::<u32>(cfg, p),
         _ => verify_family::<u128>(cfg, p),

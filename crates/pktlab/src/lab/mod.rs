@@ -38,6 +38,7 @@ pub mod aqm;
 pub mod cache;
 pub mod ccn;
 pub mod ccn_live;
+pub mod check;
 pub mod forward;
 pub mod live;
 pub mod lpm;

@@ -4,7 +4,7 @@
 //! destination streams, Zipf 5-tuple flow traces ([`flows`]) and CCNx-over-UDP traffic
 //! ([`ccn_pcap`]).
 
-use super::{median, Error, Progress, Result};
+use super::{check, median, Error, Progress, Result};
 use crate::ccn::tlv;
 use crate::io::pcap_write::{build_frame, tcp_flags, Ips, PcapWriter, L4};
 use crate::net::{Address, Prefix};
@@ -45,8 +45,17 @@ impl Default for ZipfSpec {
 }
 
 impl ZipfSpec {
+    /// Refuses impossible values (one-line error naming the flag and the accepted range):
+    /// α ≤ 0, an empty name space, a table of no entry.
+    pub fn validate(&self) -> Result<()> {
+        check::positive("--alpha", self.alpha)?;
+        check::int_range("--names", self.names, 1, 1 << 32)?;
+        check::int_range("--entries", self.entries, 1, 1 << 26)
+    }
+
     /// Builds the table.
     pub fn build(&self) -> Result<ZipfTable> {
+        self.validate()?;
         let m = Merge::parse(&self.merge).ok_or_else(|| {
             Error::param(format!(
                 "--merge {:?}: expected optimal, geometric or uniform",
@@ -80,6 +89,17 @@ pub struct ZipfConfig {
     pub count: u64,
     /// … into this pcap.
     pub out: Option<PathBuf>,
+}
+
+impl ZipfConfig {
+    /// Refuses impossible values (one-line error naming the flag and the accepted range).
+    pub fn validate(&self) -> Result<()> {
+        self.table.validate()?;
+        check::int_range("--samples", self.samples, 1, 1 << 40)?;
+        check::int_range("--runs", self.runs as u64, 1, 10_000)?;
+        check::int_range("--baseline-samples", self.baseline_samples, 0, 1 << 40)?;
+        check::int_range("--count", self.count, 1, 1 << 40)
+    }
 }
 
 impl Default for ZipfConfig {
@@ -188,6 +208,7 @@ pub struct ZipfResult {
 /// `rand_distr::Zipf` (paper 003's table sampler); optionally writes a pcap of IPv4/UDP
 /// packets to Zipf-ranked destinations.
 pub fn zipf(a: &ZipfConfig, p: &dyn Progress) -> Result<ZipfResult> {
+    a.validate()?;
     let t0 = Instant::now();
     let t = a.table.build()?;
     let build_s = t0.elapsed().as_secs_f64();
@@ -583,6 +604,7 @@ pub struct FlowsResult {
 
 /// Writes a pcap of packets from Zipf-popular 5-tuple flows (TCP and UDP).
 pub fn flows(a: &FlowsConfig, p: &dyn Progress) -> Result<FlowsResult> {
+    check::int_range("--count", a.count, 1, 1 << 40)?;
     let t = a.table.build()?;
     let src = flow_frames(&t, a.table.seed, None, None);
     let written = write_pcap(&a.out, a.count, "flows pcap", p, src)?;
@@ -613,6 +635,15 @@ pub struct CcnPcapConfig {
     pub out: PathBuf,
 }
 
+impl CcnPcapConfig {
+    /// Refuses impossible values (one-line error naming the flag and the accepted range).
+    pub fn validate(&self) -> Result<()> {
+        self.table.validate()?;
+        check::int_range("--payload", self.payload as u64, 0, 65_000)?;
+        check::int_range("--count", self.count, 1, 1 << 40)
+    }
+}
+
 /// Result of [`ccn_pcap`].
 #[derive(Clone, Debug, Serialize)]
 pub struct CcnPcapResult {
@@ -631,6 +662,7 @@ pub struct CcnPcapResult {
 /// Writes a pcap of CCNx Interests (and the producer's Content Objects) over UDP port 9896,
 /// names drawn from the Zipf table.
 pub fn ccn_pcap(a: &CcnPcapConfig, p: &dyn Progress) -> Result<CcnPcapResult> {
+    a.validate()?;
     let t = a.table.build()?;
     let src = ccn_frames(
         &t,

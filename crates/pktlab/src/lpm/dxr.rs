@@ -369,6 +369,9 @@ impl<A: Address> Lpm<A> for Dxr<A> {
         }
     }
 
+    // RIB first, then rebuild what the prefix covers: the same five lines in every RIB-backed
+    // structure (poptrie, sail, dxr, treebitmap, dir24_8), an intentional per-algorithm twin —
+    // the rebuild is each layout's own, and a shared helper would borrow `self` twice.
     fn insert(&mut self, prefix: Prefix<A>, nh: NextHop) -> Option<NextHop> {
         let old = self.rib.insert(prefix, nh);
         if old != Some(nh) {

@@ -81,6 +81,11 @@ fn be16(d: &[u8], at: usize) -> u16 {
     u16::from_be_bytes([d[at], d[at + 1]])
 }
 
+/// VLAN tags read before the EtherType, as the capture reader does (etherparse keeps at most
+/// three link extensions): a frame with more is not IP for both, so that the data plane and
+/// `io::packets` classify every frame alike (found by the `parse` fuzz target).
+const MAX_VLAN_TAGS: usize = 3;
+
 /// The offset of the IP header and its version (4 or 6) behind the link layer, or `None`
 /// for a non-IP frame.
 #[inline(always)]
@@ -104,7 +109,12 @@ fn l3_offset(link: LinkKind, d: &[u8]) -> Option<(usize, u8)> {
         LinkKind::Ethernet => {
             let mut off = 12;
             let mut et = be16(d.get(..off + 2)?, off);
+            let mut tags = 0;
             while matches!(et, 0x8100 | 0x88A8 | 0x9100) {
+                if tags == MAX_VLAN_TAGS {
+                    return None;
+                }
+                tags += 1;
                 off += 4;
                 et = be16(d.get(..off + 2)?, off);
             }
@@ -285,6 +295,34 @@ mod tests {
         let mut sll = vec![0u8; 14];
         sll.extend_from_slice(&v4[12..]);
         assert_eq!(parse(LinkKind::Sll, &sll).unwrap().dst, 0xc0a80101);
+    }
+
+    /// Regression (fuzz target `parse`): four stacked VLAN tags before PPPoE were parsed as
+    /// IP by the data plane but not by the capture reader; up to three tags both read the
+    /// packet, beyond that both call it not IP.
+    #[test]
+    fn vlan_stacks_agree_with_the_capture_reader() {
+        let v4 = frame(Ips::V4(0x0a000001, 0xc0a80101), 64);
+        for tags in 0..=5usize {
+            let mut f = v4[..12].to_vec();
+            for _ in 0..tags {
+                f.extend_from_slice(&[0x81, 0x00, 0x00, 0x02]);
+            }
+            f.extend_from_slice(&v4[12..]);
+            let ours = parse(LinkKind::Ethernet, &f);
+            let oracle = flow_key(Linktype::ETHERNET, &f);
+            if tags <= MAX_VLAN_TAGS {
+                assert_eq!(ours.map(|h| h.dst), Ok(0xc0a80101), "{tags} tags");
+                assert!(oracle.is_some(), "{tags} tags");
+            } else {
+                assert_eq!(ours, Err(Verdict::NonIp), "{tags} tags");
+                assert_eq!(oracle, None, "{tags} tags");
+            }
+        }
+        // The fuzzer's input: four tags, then a PPPoE session carrying IPv4.
+        let crash = b"\x2f\xc2\x05\x24\x00\x00\x00\x01\x02\x00\x00\xfa\x81\x00\x02\xf5\x81\x00\x00\xfa\x81\x00\x02\xf5\x81\x00\x00\x01\x88\x64\x11\x00\x3d\x6d\x00\x26\x00\x21\x45\x00\x00\x24\x44\x64\x00\x00\x7f\x11\x2f\xc2\x05\x24\x8d\xe4\x42\x16\xf2\x84\xd6\x97\xc3\x51\x00\x10\x17\x0a\x13\x37\xca\xfe\x00\x00\x00\x00";
+        assert_eq!(flow_key(Linktype::ETHERNET, crash), None);
+        assert_eq!(parse(LinkKind::Ethernet, crash), Err(Verdict::NonIp));
     }
 
     proptest! {

@@ -60,6 +60,23 @@ pub struct ConsumerConfig {
     pub seed: u64,
 }
 
+impl ConsumerConfig {
+    /// Refuses impossible values (one-line error naming the CLI flag and the accepted range).
+    pub fn validate(&self) -> crate::lab::Result<()> {
+        use crate::lab::check;
+        check::int_range("--contents", self.contents, 1, 1 << 32)?;
+        check::positive("--alpha", self.alpha)?;
+        check::int_range("--table-entries", self.table_entries, 1, 1 << 26)?;
+        if let Some(r) = self.rate {
+            check::positive("--rate", r)?;
+        }
+        check::int_range("--window", self.window as u64, 1, 1 << 20)?;
+        check::warmup_duration(self.warmup.as_secs_f64(), self.duration.as_secs_f64())?;
+        check::int_range("--timeout-ms", self.timeout_ms, 1, 3_600_000)?;
+        check::int_range("--batch", self.batch as u64, 1, 1024)
+    }
+}
+
 impl Default for ConsumerConfig {
     fn default() -> Self {
         ConsumerConfig {
@@ -172,12 +189,8 @@ pub fn run_consumer(
     ctl: &Control,
     progress: &mut dyn FnMut(&ConsumerResult),
 ) -> io::Result<ConsumerResult> {
-    if cfg.window == 0 {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "window must be ≥ 1",
-        ));
-    }
+    cfg.validate()
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
     let table = ZipfTable::new(cfg.alpha, cfg.contents, cfg.table_entries)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
     let sock = udp::bind(cfg.bind, false)?;

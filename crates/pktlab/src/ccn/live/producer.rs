@@ -33,6 +33,23 @@ pub struct ProducerConfig {
     pub duration: Option<Duration>,
 }
 
+impl ProducerConfig {
+    /// Refuses impossible values (one-line error naming the CLI flag and the accepted range).
+    pub fn validate(&self) -> crate::lab::Result<()> {
+        use crate::lab::check;
+        check::int_range("--payload", self.payload as u64, 0, 8000)?;
+        check::require(self.cache_time_s >= 1, "--cache-time", || {
+            "must be at least 1 s: Data without a cache time is not cached by Cefore (got 0)".into()
+        })?;
+        check::int_range("--chunks", self.chunks, 1, 1 << 32)?;
+        check::int_range("--batch", self.batch as u64, 1, 1024)?;
+        if let Some(d) = self.duration {
+            check::positive("--duration", d.as_secs_f64())?;
+        }
+        Ok(())
+    }
+}
+
 impl Default for ProducerConfig {
     fn default() -> Self {
         ProducerConfig {
@@ -96,6 +113,8 @@ pub fn run_producer(
     ctl: &Control,
     progress: &mut dyn FnMut(&ProducerResult),
 ) -> io::Result<ProducerResult> {
+    cfg.validate()
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
     let sock = udp::bind(cfg.listen, false)?;
     ctl.set_bound(sock.local_addr()?);
     let mut prefix = Vec::new();

@@ -52,6 +52,23 @@ pub struct RouterConfig {
     pub seed: u64,
 }
 
+impl RouterConfig {
+    /// Refuses impossible values (one-line error naming the CLI flag and the accepted range).
+    pub fn validate(&self) -> crate::lab::Result<()> {
+        use crate::lab::check;
+        check::int_range("--cs-entries", self.cs_entries as u64, 0, 1 << 26)?;
+        check::int_range("--slot-bytes", self.slot_bytes as u64, 64, 65_535)?;
+        check::int_range("--workers", self.workers as u64, 1, 64)?;
+        check::int_range("--pit-entries", self.pit_entries as u64, 1, 1 << 26)?;
+        check::int_range("--lifetime-ms", self.lifetime_ms, 1, 3_600_000)?;
+        check::int_range("--batch", self.batch as u64, 1, 1024)?;
+        if let Some(d) = self.duration {
+            check::positive("--duration", d.as_secs_f64())?;
+        }
+        Ok(())
+    }
+}
+
 impl Default for RouterConfig {
     fn default() -> Self {
         RouterConfig {
@@ -385,6 +402,8 @@ pub fn run_router(
     ctl: &Control,
     progress: &mut dyn FnMut(&RouterResult),
 ) -> io::Result<RouterResult> {
+    cfg.validate()
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
     let w = cfg.workers.max(1);
     let mut workers = Vec::with_capacity(w);
     for i in 0..w {
