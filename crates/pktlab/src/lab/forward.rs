@@ -860,7 +860,7 @@ mod tests {
         )
         .unwrap_err()
         .to_string();
-        assert!(e.contains("--meta-bytes 8"));
+        assert!(e.contains("--meta-bytes") && e.contains("(got 8)"), "{e}");
         assert!(!e.contains('\n'));
     }
 }
