@@ -75,6 +75,32 @@ const CASES: &[(&[&str], &str)] = &[
     ),
     // aqm sim
     (&["aqm", "sim", "--reno=0", "--vegas=0"], "--reno"),
+    (&["aqm", "sim", "--cubic=-1"], "--cubic"),
+    (&["aqm", "sim", "--bbr=-1"], "--bbr"),
+    (&["aqm", "study", "cubic-vs-bbr", "--seeds=0"], "--seeds"),
+    (
+        &["aqm", "study", "cubic-vs-bbr", "--duration=0"],
+        "--duration",
+    ),
+    // live ports (the interface is only opened after the checks)
+    (&["gen", "flows", "--tx=afpacket:lo", "--rate=0"], "--rate"),
+    (
+        &["gen", "flows", "--tx=afpacket:lo", "--count=0"],
+        "--count",
+    ),
+    (
+        &["gen", "flows", "--tx=afpacket:lo", "--duration=0"],
+        "--duration",
+    ),
+    (
+        &["gen", "flows", "--tx=afpacket:lo", "--burst=0"],
+        "--burst",
+    ),
+    (&["sink", "--rx=afpacket:lo", "--duration=0"], "--duration"),
+    (&["sink", "--rx=afpacket:lo", "--count=0"], "--count"),
+    (&["forward", "--duration=0"], "--duration"),
+    (&["forward", "--duration=-2"], "--duration"),
+    (&["reproduce", "--only=nosuch"], "--only"),
     (&["aqm", "sim", "--reno=-1"], "--reno"),
     (&["aqm", "sim", "--udp=1", "--udp-rate=0"], "--udp-rate"),
     (&["aqm", "sim", "--buffer=0"], "--buffer"),

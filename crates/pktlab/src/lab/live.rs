@@ -137,6 +137,12 @@ fn number(f: &mut [u8], i: u64) {
 /// paced at `rate` packets per second by a token bucket of `burst` packets (or as fast as
 /// the ring drains), and reports what it achieved. Progress: one step counting packets.
 pub fn gen(cfg: &GenConfig, stop: &AtomicBool, p: &dyn Progress) -> Result<GenResult> {
+    if let Some(d) = cfg.duration {
+        super::check::positive("--duration", d)?;
+    }
+    if let Some(n) = cfg.count {
+        super::check::at_least("--count", n, 1)?;
+    }
     if cfg.burst == 0 || cfg.burst > 4096 {
         return Err(Error::param(format!(
             "--burst {}: must be in 1..=4096",
@@ -333,6 +339,9 @@ pub struct SinkResult {
 /// Receives on `cfg.iface` until `count` packets, `duration`, `idle` or `stop`, and counts
 /// what arrived: packets, bytes, flows, TTLs, checksum errors, duplicates.
 pub fn sink(cfg: &SinkConfig, stop: &AtomicBool, p: &dyn Progress) -> Result<SinkResult> {
+    if let Some(n) = cfg.count {
+        super::check::at_least("--count", n, 1)?;
+    }
     for (flag, v) in [("--duration", cfg.duration), ("--idle", cfg.idle)] {
         if let Some(v) = v {
             if !(v > 0.0 && v.is_finite()) {
