@@ -4,6 +4,8 @@
 # summary line per target (executions, coverage, corpus) and fails on the first crash (the
 # reproducer is left in fuzz/artifacts/<target>/).
 # Usage: fuzz/run.sh SECONDS [target...]   (needs a nightly toolchain and cargo-fuzz)
+# PKTLAB_FUZZ_DEV=1 builds without optimisation (`cargo fuzz --dev`): a few times faster to
+# build, slower to run — what CI's short runs want; long runs should keep the default.
 set -euo pipefail
 cd "$(dirname "$0")"
 secs=${1:?usage: fuzz/run.sh SECONDS [target...]}
@@ -13,12 +15,14 @@ if [ ${#targets[@]} -eq 0 ]; then
   targets=(pcap compact parse routes_text routes_pyasn routes_mrt updates ccnx_tlv)
 fi
 ./seed-corpus.sh >/dev/null
-cargo +nightly fuzz build -a >/dev/null
+dev=()
+if [ "${PKTLAB_FUZZ_DEV:-0}" = 1 ]; then dev=(--dev); fi
+cargo +nightly fuzz build -a "${dev[@]}" >/dev/null
 mkdir -p logs
 for t in "${targets[@]}"; do
   mkdir -p "corpus/$t" "seeds/$t"
   log=logs/$t.log
-  if ! cargo +nightly fuzz run -a "$t" "corpus/$t" "seeds/$t" -- \
+  if ! cargo +nightly fuzz run -a "${dev[@]}" "$t" "corpus/$t" "seeds/$t" -- \
     -max_total_time="$secs" -max_len=4096 -timeout=30 -rss_limit_mb=2048 -print_final_stats=1 >"$log" 2>&1; then
     echo "fuzz $t: FAILED (see fuzz/$log and fuzz/artifacts/$t/)"
     grep -E "panicked|ERROR|SUMMARY" "$log" | head -5
