@@ -66,6 +66,6 @@ def test_bad_arguments(cli):
     r = cli("aqm", "study", "fig9", "--duration", 1, check=False)
     assert r.stderr.strip().splitlines()[-1] == f"pktlab: error: {e.value}"
     with pytest.raises(ValueError, match="--vegas-loss"):
-        pktlab.aqm.simulate(vegas_loss="never", duration=1.0)
+        pktlab.aqm.simulate(vegas_loss="never", duration=20.0)
     with pytest.raises(ValueError, match="unknown parameter 'bufer'"):
         pktlab.aqm.simulate(bufer=3)

@@ -38,7 +38,7 @@ def test_large_table_is_uint64_and_has_small_error():
 
 
 def test_bad_alpha_is_value_error():
-    with pytest.raises(ValueError, match="zipf"):
+    with pytest.raises(ValueError, match="--alpha"):
         pktlab.traffic.Zipf(-1.0, names=10, entries=10)
     with pytest.raises(ValueError, match="merge"):
         pktlab.traffic.Zipf(1.0, names=10, entries=10, merge="nope")

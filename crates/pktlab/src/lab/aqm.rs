@@ -660,8 +660,8 @@ pub struct Summary {
     pub forced_drops: u64,
     /// The discipline's estimate of the number of active flows (SRED/ZL-RED's 1/P).
     pub flow_estimate: Option<f64>,
-    /// ECN marks at the bottleneck (absent when 0).
-    #[serde(skip_serializing_if = "is_zero_u64")]
+    /// ECN marks at the bottleneck (absent when 0, so read back as 0).
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
     pub ecn_marks: u64,
 }
 
