@@ -6,10 +6,9 @@ use crate::size::parse_size;
 use anyhow::{anyhow, Result};
 use clap::Args;
 use pktlab::io::{DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES};
-use pktlab::lab::forward::ForwardProgress;
 use pktlab::lab::forward::{forward, forward_with_status, ForwardConfig, TableSpec};
+use pktlab::lab::forward::{ForwardProgress, LiveStatus};
 use pktlab::lab::Silent;
-use pktlab::port::afpacket::PortStats;
 use pktlab::port::RxSpec;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -91,37 +90,13 @@ fn size(flag: &str, s: &str) -> Result<u64> {
 }
 
 /// The once-a-second status line of a live run: rates over the last interval, drops so far.
-fn status(p: &ForwardProgress, last: &mut (f64, u64, PortStats)) -> Option<String> {
-    let l = p.live?;
-    if p.seconds - last.0 < 1.0 {
-        return None;
-    }
-    let dt = p.seconds - last.0;
-    let rx = (p.done - last.1) as f64 / dt;
-    let tx = (l.tx - last.2.tx) as f64 / dt;
-    let line = format!(
-        "forward {:6.1} s  rx {:>9.0} pps  tx {:>9.0} pps  | total rx {} tx {}  drops: rx-ring {} tx-ring {} pipeline {}",
-        p.seconds,
-        rx,
-        tx,
-        p.done,
-        l.tx,
-        l.rx_ring_drops,
-        l.tx_ring_full + l.tx_rejected,
-        p.done.saturating_sub(l.tx + l.tx_ring_full + l.tx_rejected)
-    );
-    *last = (p.seconds, p.done, l);
-    Some(line)
-}
-
-/// A live run: status lines on stderr, the result at the end.
 fn live(cfg: &ForwardConfig, json: bool) -> Result<i32> {
-    let last = Mutex::new((0.0, 0u64, PortStats::default()));
+    let last = Mutex::new(LiveStatus::default());
     let ready = std::sync::Once::new();
     let show = |p: &ForwardProgress| {
         ready.call_once(|| eprintln!("forward: running, {} -> {}", cfg.rx, cfg.tx));
         let mut g = last.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(line) = status(p, &mut g) {
+        if let Some(line) = g.line(p) {
             eprintln!("{line}");
         }
     };

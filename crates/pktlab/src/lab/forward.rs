@@ -250,6 +250,46 @@ pub struct ForwardProgress {
     pub live: Option<PortStats>,
 }
 
+/// The once-a-second live status line: rates over the last second from successive
+/// [`ForwardProgress`] reports (what `pktlab forward --rx afpacket:…` prints on stderr).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LiveStatus {
+    seconds: f64,
+    done: u64,
+    ports: PortStats,
+}
+
+impl LiveStatus {
+    /// The status line for `p` when a second or more has passed since the last one (live
+    /// ports only), else `None`.
+    pub fn line(&mut self, p: &ForwardProgress) -> Option<String> {
+        let l = p.live?;
+        if p.seconds - self.seconds < 1.0 {
+            return None;
+        }
+        let dt = p.seconds - self.seconds;
+        let rx = (p.done - self.done) as f64 / dt;
+        let tx = (l.tx - self.ports.tx) as f64 / dt;
+        let line = format!(
+            "forward {:6.1} s  rx {:>9.0} pps  tx {:>9.0} pps  | total rx {} tx {}  drops: rx-ring {} tx-ring {} pipeline {}",
+            p.seconds,
+            rx,
+            tx,
+            p.done,
+            l.tx,
+            l.rx_ring_drops,
+            l.tx_ring_full + l.tx_rejected,
+            p.done.saturating_sub(l.tx + l.tx_ring_full + l.tx_rejected)
+        );
+        *self = LiveStatus {
+            seconds: p.seconds,
+            done: p.done,
+            ports: l,
+        };
+        Some(line)
+    }
+}
+
 /// CPU time (user + system) of this process so far, s.
 pub(crate) fn cpu_seconds() -> f64 {
     // SAFETY: getrusage fills the struct it is given.
