@@ -181,7 +181,10 @@ impl ZombieList {
             };
         }
         let slot = ((self.rng.next_u64() as u128 * self.m as u128) >> 64) as usize;
-        let zb = &mut self.z[slot];
+        debug_assert!(slot < self.z.len());
+        // SAFETY: the high word of `r · m` for a 64-bit `r` is < m, and the list is full
+        // here (`z.len() == m`, checked above).
+        let zb = unsafe { self.z.get_unchecked_mut(slot) };
         if zb.id == id {
             zb.count += 1;
             zb.stamp = now;
@@ -228,17 +231,39 @@ impl ZombieList {
     }
 }
 
-/// Eq. (1) (`th` = B/6 for SRED, th_min for ZL-RED's eq. (7); `b3` = B/3, precomputed by
-/// the caller so that no division is done per packet).
-#[inline]
-pub(crate) fn p1(q: usize, th: f64, b3: f64, p_max: f64) -> f64 {
-    let q = q as f64;
-    if q < th {
-        0.0
-    } else if q < b3 {
-        p_max / 4.0
-    } else {
-        p_max
+/// Eq. (1) as integer thresholds on the queue length, computed once: for an integer `q`
+/// (exact in f64 below 2^53), `q < t` ⇔ `q < ⌈t⌉`, so [`Steps::p1`] returns exactly what
+/// eq. (1) on `q as f64` returns, with no int-to-float conversion per packet.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Steps {
+    th: usize,
+    b3: usize,
+    quarter: f64,
+    p_max: f64,
+}
+
+impl Steps {
+    /// Thresholds `th` and `b3` (finite, ≥ 0) and the maximum probability `p_max`.
+    pub(crate) fn new(th: f64, b3: f64, p_max: f64) -> Steps {
+        let up = |t: f64| t.ceil().min(usize::MAX as f64) as usize;
+        Steps {
+            th: up(th),
+            b3: up(b3),
+            quarter: p_max / 4.0,
+            p_max,
+        }
+    }
+
+    /// Eq. (1) for queue length `q` (`th` = B/6 for SRED, th_min for ZL-RED's eq. (7)).
+    #[inline(always)]
+    pub(crate) fn p1(&self, q: usize) -> f64 {
+        if q < self.th {
+            0.0
+        } else if q < self.b3 {
+            self.quarter
+        } else {
+            self.p_max
+        }
     }
 }
 
@@ -274,8 +299,8 @@ pub struct Sred<P> {
     zl: ZombieList,
     fifo: Fifo<P>,
     limit: usize,
-    /// B/6 and B/3 of eq. (1), computed once.
-    th: (f64, f64),
+    /// Eq. (1)'s thresholds B/6 and B/3, computed once.
+    steps: Steps,
     rng: SplitMix64,
     last_p: f64,
 }
@@ -290,10 +315,10 @@ impl<P: AqmPacket> Sred<P> {
         let alpha = params.alpha.unwrap_or(1.0 / params.m as f64);
         Ok(Sred {
             zl: ZombieList::new(params.m, params.p_swap, alpha, seed ^ 0x5A4F_4D42),
+            steps: Steps::new(limit as f64 / 6.0, limit as f64 / 3.0, params.p_max),
             params,
             fifo: Fifo::new(limit),
             limit,
-            th: (limit as f64 / 6.0, limit as f64 / 3.0),
             rng: SplitMix64::new(seed ^ 0x5352_4544),
             last_p: 0.0,
         })
@@ -316,12 +341,7 @@ impl<P: AqmPacket> Aqm<P> for Sred<P> {
         self.fifo.stats.arrivals += 1;
         let ev = self.zl.arrive(self.params.flow_key.of(&pkt), now);
         let hit = matches!(ev, ZombieEvent::Hit { .. });
-        let p = p3(
-            p1(self.fifo.q.len(), self.th.0, self.th.1, self.params.p_max),
-            self.zl.p(),
-            hit,
-        )
-        .min(1.0);
+        let p = p3(self.steps.p1(self.fifo.q.len()), self.zl.p(), hit).min(1.0);
         self.last_p = p;
         let rng = &mut self.rng;
         self.fifo
@@ -365,12 +385,41 @@ mod tests {
         }
     }
 
+    /// Eq. (1) as the paper writes it, on the queue length as a real number.
+    fn p1(q: usize, th: f64, b3: f64, p_max: f64) -> f64 {
+        let q = q as f64;
+        if q < th {
+            0.0
+        } else if q < b3 {
+            p_max / 4.0
+        } else {
+            p_max
+        }
+    }
+
+    #[test]
+    fn integer_steps_equal_eq_1_on_reals() {
+        for (th, b3) in [
+            (5.0, 1000.0 / 3.0),
+            (100.0, 200.0),
+            (0.0, 0.5),
+            (7.5, 7.5),
+            (1e3 / 6.0, 1e3 / 3.0),
+        ] {
+            let st = Steps::new(th, b3, 0.15);
+            for q in 0..1200 {
+                assert_eq!(st.p1(q), p1(q, th, b3, 0.15), "q={q} th={th} b3={b3}");
+            }
+        }
+    }
+
     #[test]
     fn probabilities_follow_eqs_1_to_3() {
         // (1): thresholds B/6 and B/3.
-        assert_eq!(p1(99, 100.0, 200.0, 0.15), 0.0);
-        assert_eq!(p1(100, 100.0, 200.0, 0.15), 0.15 / 4.0);
-        assert_eq!(p1(200, 100.0, 200.0, 0.15), 0.15);
+        let st = Steps::new(100.0, 200.0, 0.15);
+        assert_eq!(st.p1(99), 0.0);
+        assert_eq!(st.p1(100), 0.15 / 4.0);
+        assert_eq!(st.p1(200), 0.15);
         // (2): P = 1/512 → (256 P)² = 1/4 → min(1, 4) = 1; P = 1/128 → 1/4.
         assert_eq!(p3(0.15, 1.0 / 512.0, false), 0.15);
         assert!((p3(0.15, 1.0 / 128.0, false) - 0.15 / 4.0).abs() < 1e-12);

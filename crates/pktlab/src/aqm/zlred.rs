@@ -20,7 +20,7 @@
 //! which is the reading under which eq. (6) preserves SRED's mean drop probability.
 
 use super::fifo::Fifo;
-use super::sred::{p1, p3, FlowKey, SredParams, ZombieEvent, ZombieList};
+use super::sred::{p3, FlowKey, SredParams, Steps, ZombieEvent, ZombieList};
 use super::{Aqm, AqmPacket, AqmStats, Drops, Nanos};
 use crate::util::SplitMix64;
 
@@ -105,12 +105,29 @@ impl OccurrenceTable {
         (id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
     }
 
+    /// The slot at `i` (`i ≤ mask`).
+    #[inline(always)]
+    fn at(&self, i: usize) -> &Slot {
+        debug_assert!(i < self.slots.len());
+        // SAFETY: every index used is `home(..)` (the top log2(n) bits of a product, < n)
+        // or masked with `mask = n − 1`, and `slots.len() == n` never changes.
+        unsafe { self.slots.get_unchecked(i) }
+    }
+
+    /// The slot at `i` (`i ≤ mask`), mutable.
+    #[inline(always)]
+    fn at_mut(&mut self, i: usize) -> &mut Slot {
+        debug_assert!(i < self.slots.len());
+        // SAFETY: as in `at`.
+        unsafe { self.slots.get_unchecked_mut(i) }
+    }
+
     /// Slot of `id`, or the empty slot where it would go.
     #[inline]
     fn find(&self, id: u64) -> (usize, bool) {
         let mut i = self.home(id);
         loop {
-            let k = self.slots[i].key;
+            let k = self.at(i).key;
             if k == id {
                 return (i, true);
             }
@@ -125,7 +142,7 @@ impl OccurrenceTable {
     #[inline]
     pub fn get(&self, id: u64) -> u64 {
         match self.find(id) {
-            (i, true) => self.slots[i].occ,
+            (i, true) => self.at(i).occ,
             _ => 0,
         }
     }
@@ -134,7 +151,7 @@ impl OccurrenceTable {
     #[inline]
     pub fn add(&mut self, id: u64, d: u64) -> u64 {
         let (i, found) = self.find(id);
-        let s = &mut self.slots[i];
+        let s = self.at_mut(i);
         if !found {
             *s = Slot { key: id, occ: 0 };
         }
@@ -150,7 +167,7 @@ impl OccurrenceTable {
         if !found {
             return;
         }
-        let s = &mut self.slots[i];
+        let s = self.at_mut(i);
         s.occ = s.occ.saturating_sub(d);
         if s.occ > 0 {
             return;
@@ -160,7 +177,7 @@ impl OccurrenceTable {
         let mut j = i;
         loop {
             j = (j + 1) & self.mask;
-            let k = self.slots[j].key;
+            let k = self.at(j).key;
             if k == EMPTY {
                 return;
             }
@@ -172,8 +189,8 @@ impl OccurrenceTable {
                 i < h || h <= j
             };
             if !stays {
-                self.slots[i] = self.slots[j];
-                self.slots[j].key = EMPTY;
+                *self.at_mut(i) = *self.at(j);
+                self.at_mut(j).key = EMPTY;
                 i = j;
             }
         }
@@ -201,8 +218,8 @@ pub struct ZlRed<P> {
     p_avg: f64,
     fifo: Fifo<P>,
     limit: usize,
-    /// B/3 of eq. (1), computed once.
-    b3: f64,
+    /// Eq. (7)'s thresholds th_min and B/3, computed once.
+    steps: Steps,
     /// `1 − w_avg`, computed once.
     keep_avg: f64,
     rng: SplitMix64,
@@ -227,7 +244,7 @@ impl<P: AqmPacket> ZlRed<P> {
             p_avg: 0.0,
             fifo: Fifo::new(limit),
             limit,
-            b3: limit as f64 / 3.0,
+            steps: Steps::new(params.th_min, limit as f64 / 3.0, s.p_max),
             keep_avg: 1.0 - params.w_avg,
             rng: SplitMix64::new(seed ^ 0x5A4C_5245),
             last_p: 0.0,
@@ -321,12 +338,7 @@ impl<P: AqmPacket> Aqm<P> for ZlRed<P> {
         self.fifo.stats.arrivals += 1;
         let id = self.key.of(&pkt);
         let (hit, f) = self.observe(id, now);
-        let s = &self.params.sred;
-        let p3 = p3(
-            p1(self.fifo.q.len(), self.params.th_min, self.b3, s.p_max),
-            self.zl.p(),
-            hit,
-        );
+        let p3 = p3(self.steps.p1(self.fifo.q.len()), self.zl.p(), hit);
         let p = self.p5(id, f, p3).min(1.0);
         self.last_p = p;
         let rng = &mut self.rng;
