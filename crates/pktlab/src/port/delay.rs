@@ -120,11 +120,12 @@ impl Shaper {
         self.disc.as_ref().map_or(0, |d| d.len_pkts())
     }
 
-    /// Accounts the backlog's time integral up to `now`.
-    fn tick(&mut self, now: Nanos) {
+    /// Accounts the backlog's time integral up to `now` (called at every arrival and before
+    /// every departure from the queue, so the average covers first arrival to last event).
+    fn tick(&mut self, now: Nanos, backlog: usize) {
         let first = *self.first.get_or_insert(now);
         if now > self.last {
-            self.area += self.backlog() as f64 * (now - self.last) as f64;
+            self.area += backlog as f64 * (now - self.last) as f64;
             self.last = now;
         }
         self.stats.seconds = (self.last - first) as f64 * 1e-9;
@@ -177,7 +178,8 @@ impl Shaper {
         let Some(mut disc) = self.disc.take() else {
             return;
         };
-        while self.free_at <= now {
+        while self.free_at <= now && disc.len_pkts() > 0 {
+            self.tick(self.free_at, disc.len_pkts());
             let Some(p) = disc.dequeue(self.free_at, &mut self.drops) else {
                 break;
             };
@@ -194,7 +196,7 @@ impl Shaper {
     /// Offers `p` at `now`; packets due by `now` go to `out` (in order), packets the AQM (or
     /// a full line) drops to `dropped`.
     pub fn offer(&mut self, p: QPkt, now: Nanos, out: &mut Vec<QPkt>, dropped: &mut Vec<QPkt>) {
-        self.tick(now);
+        self.tick(now, self.backlog());
         self.stats.offered += 1;
         if self.disc.is_none() {
             self.enter_line(p, now + self.delay_ns, now, out, dropped);
@@ -215,7 +217,6 @@ impl Shaper {
     /// Moves the packets due by `now` to `out` (in order), after starting the transmissions
     /// that were due; drops go to `dropped`.
     pub fn release(&mut self, now: Nanos, out: &mut Vec<QPkt>, dropped: &mut Vec<QPkt>) {
-        self.tick(now);
         self.serve(now, out, dropped);
         self.pop_due(now, out);
     }
@@ -518,6 +519,10 @@ mod tests {
         let got = run_until_empty(&mut s, 100 * MS, 100_000);
         assert_eq!(got.len(), 9);
         assert_eq!(got[0].0, 111 * MS, "first ends at 101 ms + 10 ms");
+        // Backlog 8, 7, …, 1 for 1 ms each from 100 to 108 ms: mean 36/8.
+        let st = s.stats();
+        assert!((st.mean_queue - 4.5).abs() < 1e-9, "{st:?}");
+        assert!((st.seconds - 0.008).abs() < 1e-12, "{st:?}");
     }
 
     #[test]
