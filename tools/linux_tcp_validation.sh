@@ -28,7 +28,7 @@
 #       AQM=droptail (pktlab bottleneck)  SECONDS_RUN=30  RENO=0 CUBIC=0 BBR=0 (flows of each)
 #     writes OUTDIR/forward.json, OUTDIR/iperf-ALGO.json, OUTDIR/summary.json
 #   linux_tcp_validation.sh matrix OUTDIR     the doc's runs (3 runs × reno, cubic, bbr ×
-#       kernel and pktlab bottlenecks, plus mixes), one fresh topology per run
+#       kernel and pktlab bottlenecks; BOTTLENECKS="pktlab" for one kind), one fresh topology per run
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -147,7 +147,7 @@ run() {
 matrix() {
   local out=$1 i
   export SECONDS_RUN=${SECONDS_RUN:-30}
-  for b in kernel pktlab; do
+  for b in ${BOTTLENECKS:-kernel pktlab}; do
     for algo in reno cubic bbr; do
       for i in 1 2 3; do
         local up=${algo^^}
