@@ -80,6 +80,14 @@ pub struct ForwardArgs {
     /// Live ports: stop after this many seconds (default: until SIGINT).
     #[arg(long, value_parser = secs)]
     duration: Option<Duration>,
+    /// Live tx port: hold every packet this many milliseconds before it leaves (a
+    /// propagation delay; needs --tx afpacket:IFACE and --workers 1).
+    #[arg(long)]
+    delay: Option<f64>,
+    /// Live tx port: pace the output at this many Mb/s through --aqm with a buffer of
+    /// --queue packets (a bottleneck link, before the --delay).
+    #[arg(long)]
+    rate: Option<f64>,
     /// Print one JSON object on stdout.
     #[arg(long)]
     json: bool,
@@ -153,6 +161,8 @@ pub fn run(a: ForwardArgs) -> Result<i32> {
         duration: a.duration.map(|d| d.as_secs_f64()),
         // Only live runs stop on SIGINT (a replay keeps Ctrl-C's default: exit at once).
         stop: a.rx.starts_with("afpacket:").then(stop_flag),
+        delay_ms: a.delay,
+        rate_mbps: a.rate,
         ..ForwardConfig::default()
     };
     if matches!(cfg.rx, RxSpec::AfPacket(_)) {
@@ -172,6 +182,12 @@ fn print_result(r: &pktlab::lab::forward::ForwardResult, json: bool) -> Result<i
         "{} packets ({} → {}), {} forwarded; dropped: parse {}, ttl {}, no route {}, aqm {}, port {}",
         r.packets, r.rx, r.tx, r.forwarded, d.parse, d.ttl, d.no_route, d.aqm, d.port
     );
+    if let Some(l) = r.delay_line {
+        println!(
+            "delay line: {} offered, {} released, aqm drops {}, line drops {}; queue mean {:.1} max {} packets",
+            l.offered, l.released, l.aqm_drops, l.line_drops, l.mean_queue, l.max_queue
+        );
+    }
     if let Some(l) = r.live {
         println!(
             "live ports: kernel rx-ring drops {}, tx ring full {}, refused {}, oversize {}; CPU {:.2} s",

@@ -100,6 +100,17 @@ const CASES: &[(&[&str], &str)] = &[
     (&["sink", "--rx=afpacket:lo", "--count=0"], "--count"),
     (&["forward", "--duration=0"], "--duration"),
     (&["forward", "--duration=-2"], "--duration"),
+    (&["forward", "--delay=-1"], "--delay"),
+    (&["forward", "--delay=20"], "--delay"),
+    (&["forward", "--rate=0"], "--rate"),
+    (
+        &["forward", "--tx=afpacket:lo", "--rate=10", "--workers=2"],
+        "--workers",
+    ),
+    (
+        &["aqm", "sim", "--reno=0", "--vegas=0", "--udp=0"],
+        "--reno",
+    ),
     (&["reproduce", "--only=nosuch"], "--only"),
     (&["aqm", "sim", "--reno=-1"], "--reno"),
     (&["aqm", "sim", "--udp=1", "--udp-rate=0"], "--udp-rate"),

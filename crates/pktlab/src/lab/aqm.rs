@@ -251,9 +251,13 @@ impl AqmSimConfig {
     /// Refuses impossible values (one-line error naming the flag and the accepted range),
     /// before any simulation starts.
     pub fn validate(&self) -> Result<()> {
-        let senders = self.reno as u64 + self.vegas as u64 + self.udp as u64;
+        let senders = self.reno as u64
+            + self.vegas as u64
+            + self.cubic as u64
+            + self.bbr as u64
+            + self.udp as u64;
         check::int_range(
-            "--reno/--vegas/--udp (senders in all)",
+            "--reno/--vegas/--cubic/--bbr/--udp (senders in all)",
             senders,
             1,
             1_000_000,

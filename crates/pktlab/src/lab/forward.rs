@@ -28,6 +28,7 @@ use crate::pipeline::queue::{Link, OutQueue};
 use crate::pipeline::worker::{Tables, Worker, WorkerParts};
 use crate::pipeline::{Counters, Stages};
 use crate::port::afpacket::{PortCounters, PortStats};
+use crate::port::delay::{line_capacity, DelayStats, DelayTx};
 use crate::port::mem::{load_pcap, load_synthetic, LoadReport, MemFrames};
 use crate::port::{AfPacketRx, AfPacketTx};
 use crate::port::{AnyRx, AnyTx, CaptureTx, MemRx, NullRx, NullTx, RxSpec, TxSpec};
@@ -94,6 +95,12 @@ pub struct ForwardConfig {
     pub duration: Option<f64>,
     /// Live ports: set to stop the run (e.g. from a SIGINT handler).
     pub stop: Option<Arc<AtomicBool>>,
+    /// Live tx port: hold every packet this many milliseconds before it leaves
+    /// (`--delay MS`, a propagation delay; [`crate::port::delay`]).
+    pub delay_ms: Option<f64>,
+    /// Live tx port: pace the output at this many Mb/s through the `aqm` discipline with a
+    /// buffer of `queue` packets (`--rate MBPS`, a bottleneck link; [`crate::port::delay`]).
+    pub rate_mbps: Option<f64>,
 }
 
 impl Default for ForwardConfig {
@@ -121,6 +128,8 @@ impl Default for ForwardConfig {
             pool_cache: 512,
             duration: None,
             stop: None,
+            delay_ms: None,
+            rate_mbps: None,
         }
     }
 }
@@ -138,6 +147,9 @@ pub struct Dropped {
     pub aqm: u64,
     /// Dropped at a live tx port: ring full, or the frame refused.
     pub port: u64,
+    /// Dropped because the delay line's propagation line was full (`--delay` without
+    /// `--rate` only; its AQM's drops are in `aqm`).
+    pub delay: u64,
 }
 
 /// The parse drops by cause.
@@ -235,6 +247,8 @@ pub struct ForwardResult {
     /// Live ports: their counters summed over the workers (the kernel's rx ring drops
     /// happen before pktlab sees a packet, so they are not in `packets`).
     pub live: Option<PortStats>,
+    /// The delay line's counts (`--delay` / `--rate`).
+    pub delay_line: Option<DelayStats>,
 }
 
 /// A progress report (sent about every 0.2 s while forwarding).
@@ -391,6 +405,18 @@ fn apply_updates<A: Address>(
 }
 
 impl ForwardConfig {
+    /// True when the tx port sits behind a delay line (`--delay` or `--rate`).
+    pub fn delay_line(&self) -> bool {
+        self.delay_ms.is_some() || self.rate_mbps.is_some()
+    }
+
+    /// The delay line's (delay ns, rate bits/s, line capacity in packets).
+    fn delay_params(&self) -> (u64, Option<u64>, usize) {
+        let delay_ns = (self.delay_ms.unwrap_or(0.0) * 1e6).round() as u64;
+        let rate = self.rate_mbps.map(|r| (r * 1e6).round() as u64);
+        (delay_ns, rate, line_capacity(delay_ns, rate, self.queue))
+    }
+
     /// Refuses impossible values (one-line error naming the flag and the accepted range).
     pub fn validate(&self) -> crate::lab::Result<()> {
         let cfg = self;
@@ -439,6 +465,24 @@ impl ForwardConfig {
         check::int_range("--pool-cache", cfg.pool_cache as u64, 0, 512)?;
         if let Some(d) = cfg.duration {
             check::positive("--duration", d)?;
+        }
+        if let Some(d) = cfg.delay_ms {
+            check::real_range("--delay", d, 0.0, 10_000.0)?;
+        }
+        if let Some(r) = cfg.rate_mbps {
+            check::real_range("--rate", r, 0.001, 100_000.0)?;
+        }
+        if cfg.delay_line() {
+            check::require(matches!(cfg.tx, TxSpec::AfPacket(_)), "--delay", || {
+                "--delay and --rate need a live transmit port (--tx afpacket:IFACE)".into()
+            })?;
+            check::require(cfg.workers == 1, "--workers", || {
+                format!(
+                    "--delay and --rate emulate one link: they need --workers 1 (got {})",
+                    cfg.workers
+                )
+            })?;
+            AqmSpec::parse_with(&cfg.aqm, &AqmParamSet::default()).map_err(Error::param)?;
         }
         let live = matches!(cfg.rx, RxSpec::AfPacket(_)) || matches!(cfg.tx, TxSpec::AfPacket(_));
         check::require(!live || meta_bytes >= 2, "--meta-bytes", || {
@@ -573,11 +617,17 @@ fn run<L: Layout>(
         }
     };
     // Pool: enough for every worker's cache, two batches in flight and a full queue.
-    let per_worker = 2 * cfg.pool_cache + 2 * cfg.batch + cfg.queue + 256;
+    let (delay_ns, rate_bps, line_cap) = cfg.delay_params();
+    let held = if cfg.delay_line() {
+        cfg.queue + line_cap
+    } else {
+        0
+    };
+    let per_worker = 2 * cfg.pool_cache + 2 * cfg.batch + cfg.queue + held + 256;
     let count = u32::try_from(per_worker * w).map_err(|_| "pool too large".to_string())?;
     let pool = Arc::new(L::mbuf_pool(count));
     let shared = Arc::new(L::shared(cfg.batch, w));
-    let aqm_spec = if cfg.stages == Stages::Full {
+    let aqm_spec = if cfg.stages == Stages::Full && !cfg.delay_line() {
         Some(AqmSpec::parse_with(&cfg.aqm, &AqmParamSet::default())?)
     } else {
         None
@@ -594,7 +644,11 @@ fn run<L: Layout>(
     for i in 0..w {
         let rx = match (&mut queues, &cfg.rx) {
             (_, RxSpec::AfPacket(iface)) => {
-                let p = AfPacketRx::open(iface, 0, fanout, stop_rx.clone())?;
+                let mut p = AfPacketRx::open(iface, 0, fanout, stop_rx.clone())?;
+                if cfg.delay_line() {
+                    // Come back to the delay line at least every millisecond.
+                    p.set_idle_poll_ms(1);
+                }
                 counters.push(p.counters());
                 AnyRx::AfPacket(p)
             }
@@ -624,7 +678,20 @@ fn run<L: Layout>(
             TxSpec::AfPacket(iface) => {
                 let p = AfPacketTx::open(iface, false)?;
                 counters.push(p.counters());
-                AnyTx::AfPacket(p)
+                if cfg.delay_line() {
+                    let link = match rate_bps {
+                        Some(r) => {
+                            let spec = AqmSpec::parse_with(&cfg.aqm, &AqmParamSet::default())?;
+                            // RED's idle correction: a 1500-byte frame's time at the rate.
+                            let pkt_time = 1500 * 8 * 1_000_000_000 / r.max(1);
+                            Some((r, spec.build(cfg.queue, pkt_time, cfg.seed + i as u64)?))
+                        }
+                        None => None,
+                    };
+                    AnyTx::Delay(Box::new(DelayTx::new(p, delay_ns, link, line_cap, count)))
+                } else {
+                    AnyTx::AfPacket(p)
+                }
             }
         };
         let fcache = if cfg.stages == Stages::Full {
@@ -739,6 +806,7 @@ fn run<L: Layout>(
     let mut total = Counters::default();
     let mut per = Vec::with_capacity(w);
     let mut captures = Vec::new();
+    let mut delay_line: Option<DelayStats> = None;
     let (mut wall, mut busy) = (0f64, 0f64);
     for r in results {
         let (c, secs, tx) = r.map_err(|_| "a worker panicked".to_string())?;
@@ -753,6 +821,12 @@ fn run<L: Layout>(
             AnyTx::Capture(cap) => captures.push(cap),
             // Dropping the port waits for its ring to drain.
             AnyTx::AfPacket(p) => drop(p),
+            AnyTx::Delay(p) => {
+                delay_line
+                    .get_or_insert_with(DelayStats::default)
+                    .add(&p.stats());
+                drop(p);
+            }
             _ => {}
         }
     }
@@ -783,8 +857,9 @@ fn run<L: Layout>(
             parse: total.parse_drops() + unloadable,
             ttl: total.ttl,
             no_route: total.no_route,
-            aqm: total.aqm,
+            aqm: total.aqm + delay_line.map_or(0, |d| d.aqm_drops),
             port: port_drops,
+            delay: delay_line.map_or(0, |d| d.line_drops),
         },
         mpps: if wall > 0.0 {
             total.rx as f64 / wall / 1e6
@@ -833,6 +908,7 @@ fn run<L: Layout>(
         load: load_avg(),
         cpu_seconds,
         live,
+        delay_line,
     })
 }
 

@@ -223,6 +223,7 @@ impl<L: Layout> Worker<L> {
                 // A live port with nothing to receive: by now the link has sent whatever
                 // was queued (an idle poll lasts far longer than draining a full queue).
                 self.drain_queue();
+                self.tx.poll(&self.pool, &mut self.cache, &mut self.layout);
                 continue;
             }
             self.counters.rx += n as u64;
@@ -235,6 +236,8 @@ impl<L: Layout> Worker<L> {
             self.progress.fetch_add(n as u64, Ordering::Relaxed);
         }
         self.drain_queue();
+        self.tx
+            .finish(&self.pool, &mut self.cache, &mut self.layout);
         self.counters.tx = self.tx.packets();
         if let Some(c) = &self.fcache {
             (self.counters.cache_hits, self.counters.cache_misses) = c.counts();

@@ -319,6 +319,7 @@ pub struct AfPacketRx {
     next: usize,
     in_block: bool,
     stop: Arc<AtomicBool>,
+    idle_poll_ms: i32,
     counters: Arc<PortCounters>,
     rx: u64,
     oversize: u64,
@@ -377,6 +378,7 @@ impl AfPacketRx {
             next: 0,
             in_block: false,
             stop,
+            idle_poll_ms: IDLE_POLL_MS,
             counters: Arc::new(PortCounters::default()),
             rx: 0,
             oversize: 0,
@@ -386,6 +388,12 @@ impl AfPacketRx {
     /// The interface.
     pub fn iface(&self) -> &Iface {
         &self.iface
+    }
+
+    /// How long an empty `rx_burst` waits for frames (default [`IDLE_POLL_MS`]); a worker
+    /// whose tx port holds packets for later (a delay line) needs to come back sooner.
+    pub fn set_idle_poll_ms(&mut self, ms: i32) {
+        self.idle_poll_ms = ms.max(0);
     }
 
     /// The counters this queue updates.
@@ -503,7 +511,8 @@ impl AfPacketRx {
 }
 
 impl RxPort for AfPacketRx {
-    /// Waits up to [`IDLE_POLL_MS`] for frames when none is ready; returns 0 if none came.
+    /// Waits up to [`IDLE_POLL_MS`] (or [`AfPacketRx::set_idle_poll_ms`]) for frames when
+    /// none is ready; returns 0 if none came.
     fn rx_burst<L: Layout>(
         &mut self,
         pool: &Pool,
@@ -528,7 +537,7 @@ impl RxPort for AfPacketRx {
                         self.poll_kernel_stats();
                         return 0;
                     }
-                    poll_fd(&self.fd, libc::POLLIN | libc::POLLERR, IDLE_POLL_MS);
+                    poll_fd(&self.fd, libc::POLLIN | libc::POLLERR, self.idle_poll_ms);
                     polled = true;
                 }
                 continue;

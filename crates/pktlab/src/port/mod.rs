@@ -12,10 +12,13 @@
 //!   pcap (the input's link type, ns timestamps) afterwards;
 //! * [`afpacket`] — `afpacket:IFACE`: live interfaces through AF_PACKET memory-mapped rings
 //!   (rx fills buffers taken from the worker's [`PoolCache`], tx hands them back to it);
+//! * [`delay`] — a delay line in front of an afpacket tx port (`forward --delay --rate`):
+//!   AQM queue, rate-paced link and propagation delay in real time;
 //! * [`rss`] — the Toeplitz RSS hash and redirection table that spread flows over workers.
 
 pub mod afpacket;
 pub mod capture;
+pub mod delay;
 pub mod mem;
 pub mod null;
 pub mod rss;
@@ -212,6 +215,26 @@ pub enum AnyTx {
     Capture(CaptureTx),
     /// See [`AfPacketTx`].
     AfPacket(AfPacketTx),
+    /// See [`delay::DelayTx`].
+    Delay(Box<delay::DelayTx>),
+}
+
+impl AnyTx {
+    /// Lets a port that holds packets (a delay line) send what is due; called when the
+    /// receive side is idle. A no-op for the others.
+    #[inline]
+    pub fn poll<L: Layout>(&mut self, pool: &Pool, cache: &mut PoolCache, layout: &mut L) {
+        if let AnyTx::Delay(p) = self {
+            p.poll(pool, cache, layout);
+        }
+    }
+
+    /// Sends whatever a port still holds (end of the run). A no-op for ports that hold none.
+    pub fn finish<L: Layout>(&mut self, pool: &Pool, cache: &mut PoolCache, layout: &mut L) {
+        if let AnyTx::Delay(p) = self {
+            p.finish(pool, cache, layout);
+        }
+    }
 }
 
 impl TxPort for AnyTx {
@@ -229,6 +252,7 @@ impl TxPort for AnyTx {
             AnyTx::Null(p) => p.tx_burst(pool, cache, layout, bufs, lens, ts),
             AnyTx::Capture(p) => p.tx_burst(pool, cache, layout, bufs, lens, ts),
             AnyTx::AfPacket(p) => p.tx_burst(pool, cache, layout, bufs, lens, ts),
+            AnyTx::Delay(p) => p.tx_burst(pool, cache, layout, bufs, lens, ts),
         }
     }
     fn packets(&self) -> u64 {
@@ -236,6 +260,7 @@ impl TxPort for AnyTx {
             AnyTx::Null(p) => p.packets(),
             AnyTx::Capture(p) => p.packets(),
             AnyTx::AfPacket(p) => p.packets(),
+            AnyTx::Delay(p) => p.packets(),
         }
     }
 }
