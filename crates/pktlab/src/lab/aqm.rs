@@ -251,9 +251,13 @@ impl AqmSimConfig {
     /// Refuses impossible values (one-line error naming the flag and the accepted range),
     /// before any simulation starts.
     pub fn validate(&self) -> Result<()> {
-        let senders = self.reno as u64 + self.vegas as u64 + self.udp as u64;
+        let senders = self.reno as u64
+            + self.vegas as u64
+            + self.cubic as u64
+            + self.bbr as u64
+            + self.udp as u64;
         check::int_range(
-            "--reno/--vegas/--udp (senders in all)",
+            "--reno/--vegas/--cubic/--bbr/--udp (senders in all)",
             senders,
             1,
             1_000_000,
@@ -1968,6 +1972,30 @@ pub fn write_mix_study(r: &MixStudyResult, dir: &Path) -> Result<(PathBuf, PathB
 mod tests {
     use super::*;
     use crate::lab::Silent;
+
+    #[test]
+    fn sim_accepts_cubic_or_bbr_only_and_refuses_no_sender() {
+        let cfg = AqmSimConfig {
+            reno: 0,
+            vegas: 0,
+            cubic: 2,
+            bbr: 1,
+            sack: true,
+            duration: 2.0,
+            warmup: 0.5,
+            buffer: 100,
+            ..AqmSimConfig::default()
+        };
+        let r = sim(&cfg, &Silent).unwrap();
+        assert_eq!(r.runs[0].flows.len(), 3);
+        let none = AqmSimConfig {
+            cubic: 0,
+            bbr: 0,
+            ..cfg
+        };
+        let e = sim(&none, &Silent).unwrap_err().to_string();
+        assert!(e.contains("senders in all"), "{e}");
+    }
 
     #[test]
     fn sim_runs_every_discipline_and_vegas_gets_a_share() {
