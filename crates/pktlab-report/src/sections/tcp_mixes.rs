@@ -90,8 +90,8 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         ecn: vec![false, true],
         conns: vec![ctx.pick(4, 20, 20)],
         seeds: ctx.pick(1, 1, 3),
-        duration: ctx.pick(2.0, 30.0, 200.0),
-        warmup: ctx.pick(0.5, 10.0, 50.0),
+        duration: ctx.pick(2.0, 20.0, 200.0),
+        warmup: ctx.pick(0.5, 5.0, 50.0),
         ..MixStudyConfig::default()
     };
     b.inputs.push(Input::new(
