@@ -23,6 +23,14 @@ const FIGURES: &[(&str, &[&str])] = &[
             "aqm-fig8",
         ],
     ),
+    (
+        "tcp-mixes",
+        &[
+            "tcp-mixes-cubic-vs-bbr",
+            "tcp-mixes-reno-vs-cubic",
+            "tcp-mixes-cubic-vs-vegas",
+        ],
+    ),
     ("zipf-cs", &["zipf-error", "cs-hit-ratio", "cs-rate"]),
     ("ccn-live", &["ccn-live-hit", "ccn-live-rate"]),
     ("forward", &["mbuf-layouts"]),

@@ -11,6 +11,7 @@ mod cache;
 mod ccn_live;
 mod forward;
 mod lpm;
+mod tcp_mixes;
 mod zipf_cs;
 
 /// Every section, in page order.
@@ -18,6 +19,7 @@ pub static REGISTRY: &[SectionDef] = &[
     lpm::SECTION,
     cache::SECTION,
     aqm::SECTION,
+    tcp_mixes::SECTION,
     zipf_cs::SECTION,
     ccn_live::SECTION,
     forward::SECTION,

@@ -1987,6 +1987,30 @@ mod tests {
     use crate::lab::Silent;
 
     #[test]
+    fn sim_accepts_cubic_or_bbr_only_and_refuses_no_sender() {
+        let cfg = AqmSimConfig {
+            reno: 0,
+            vegas: 0,
+            cubic: 2,
+            bbr: 1,
+            sack: true,
+            duration: 2.0,
+            warmup: 0.5,
+            buffer: 100,
+            ..AqmSimConfig::default()
+        };
+        let r = sim(&cfg, &Silent).unwrap();
+        assert_eq!(r.runs[0].flows.len(), 3);
+        let none = AqmSimConfig {
+            cubic: 0,
+            bbr: 0,
+            ..cfg
+        };
+        let e = sim(&none, &Silent).unwrap_err().to_string();
+        assert!(e.contains("senders in all"), "{e}");
+    }
+
+    #[test]
     fn sim_runs_every_discipline_and_vegas_gets_a_share() {
         let cfg = AqmSimConfig {
             aqm: ["droptail", "red", "zlred"].map(String::from).to_vec(),
