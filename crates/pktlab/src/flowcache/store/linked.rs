@@ -156,9 +156,31 @@ impl<M: Copy + Default + Ord> Linked<M> {
         if self.ghost(from) == self.ghost(q) {
             return s;
         }
+        // Same slots as `release` then `alloc`, but the key stays in the index: its cell is
+        // overwritten in place instead of removed (backward shift) and probed for again.
         let (k, m) = (self.nodes[s as usize].key, self.meta[s as usize]);
-        self.release(set, s);
-        self.alloc(set, q, k, m)
+        if self.layout.heap {
+            self.heap_remove(set, s);
+        }
+        let (src, dst) = if self.ghost(q) {
+            self.resident -= 1;
+            (&mut self.free, &mut self.free_ghost)
+        } else {
+            self.resident += 1;
+            (&mut self.free_ghost, &mut self.free)
+        };
+        self.nodes[s as usize].next = src[set];
+        src[set] = s;
+        let t = dst[set];
+        assert!(t != NIL, "cache store: set {set} queue {q} overfull");
+        dst[set] = self.nodes[t as usize].next;
+        self.nodes[t as usize].key = k;
+        self.meta[t as usize] = m;
+        self.index.insert(k, t);
+        if self.layout.heap {
+            self.heap_push(set, t);
+        }
+        t
     }
 
     // --- heap (max by metadata) over the slots of one set ---
@@ -425,6 +447,11 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Linked<M> {
     #[inline(always)]
     fn set_hand(&mut self, set: usize, h: Option<u32>) {
         self.hand[set] = h.unwrap_or(NIL);
+        if let (true, Some(h)) = (self.prefetch, h) {
+            // The next sweep starts here.
+            prefetch(self.nodes.as_ptr().wrapping_add(h as usize));
+            prefetch(self.meta.as_ptr().wrapping_add(h as usize));
+        }
     }
     fn prefetch_distance(&self) -> usize {
         // Index cells and nodes of this many slots outgrow the L2 cache.
