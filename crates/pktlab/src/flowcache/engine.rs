@@ -102,6 +102,13 @@ impl<R: Rule, S: Store<Meta = R::Meta>> Policy for Cache<R, S> {
     fn len(&self) -> usize {
         self.store.resident()
     }
+    fn prefetch_distance(&self) -> usize {
+        self.store.prefetch_distance()
+    }
+    #[inline(always)]
+    fn prefetch(&self, set: usize, key: u64, stage: u8) {
+        self.store.prefetch(set, key, stage)
+    }
     #[inline]
     fn slot_of(&self, set: usize, key: u64) -> Option<u32> {
         let h = self.store.find(set, key)?;

@@ -92,6 +92,17 @@ pub trait Policy {
         }
         a
     }
+    /// How many requests ahead the simulators should call [`Policy::prefetch`] (0: never, the
+    /// default).
+    fn prefetch_distance(&self) -> usize {
+        0
+    }
+    /// A hint that `key` will be looked up in `set` soon (see [`store::Store::prefetch`]);
+    /// changes nothing observable.
+    #[inline(always)]
+    fn prefetch(&self, set: usize, key: u64, stage: u8) {
+        let _ = (set, key, stage);
+    }
     /// Cached entries.
     fn len(&self) -> usize;
     /// True when nothing is cached.

@@ -248,6 +248,10 @@ impl<P: Policy> Sim<P> {
 
     /// Simulates a batch; `next_use[i]` belongs to `pkts[i]` (empty slice: all [`NEVER`]).
     pub fn run(&mut self, pkts: &[TracePacket], next_use: &[u32]) {
+        let d = self.policy.prefetch_distance();
+        if d > 0 {
+            return self.run_prefetching(pkts, next_use, d);
+        }
         if next_use.is_empty() {
             for p in pkts {
                 self.step(p, NEVER);
@@ -256,6 +260,27 @@ impl<P: Policy> Sim<P> {
             for (p, &n) in pkts.iter().zip(next_use) {
                 self.step(p, if n == u32::MAX { NEVER } else { n as u64 });
             }
+        }
+    }
+}
+
+impl<P: Policy> Sim<P> {
+    /// [`Sim::run`] for stores that are larger than the CPU caches: the lookups of the
+    /// packets `d`, `2d` and `3d` ahead are prefetched (stages 2, 1, 0 of
+    /// [`Policy::prefetch`]), so several DRAM misses overlap. Same results as without.
+    fn run_prefetching(&mut self, pkts: &[TracePacket], next_use: &[u32], d: usize) {
+        for (i, p) in pkts.iter().enumerate() {
+            for (stage, ahead) in [(0u8, 3 * d), (1, 2 * d), (2, d)] {
+                if let Some(q) = pkts.get(i + ahead) {
+                    self.policy
+                        .prefetch(self.set_of(q) as usize, q.flow as u64, stage);
+                }
+            }
+            let n = match next_use.get(i) {
+                Some(&n) if n != u32::MAX => n as u64,
+                _ => NEVER,
+            };
+            self.step(p, n);
         }
     }
 }

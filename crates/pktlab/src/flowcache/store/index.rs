@@ -37,6 +37,20 @@ impl KeyIndex {
         (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
     }
 
+    /// Prefetches the home cell of `key` (a hint: a lookup of `key` follows soon).
+    #[inline(always)]
+    pub fn prefetch(&self, key: u64) {
+        crate::lpm::prefetch(self.cells.as_ptr().wrapping_add(self.home(key)));
+    }
+
+    /// The slot in `key`'s home cell when that cell holds `key` — one load, no probing, so
+    /// keys displaced by collisions read as absent. For prefetching only.
+    #[inline(always)]
+    pub fn peek(&self, key: u64) -> Option<u32> {
+        let c = self.cells[self.home(key)];
+        (c.key == key && c.val != EMPTY).then_some(c.val)
+    }
+
     /// The slot stored for `key`.
     #[inline]
     pub fn get(&self, key: u64) -> Option<u32> {

@@ -7,6 +7,12 @@
 //! the entries by metadata for priority policies (LFU, Belady).
 
 use super::{KeyIndex, Layout, Store, NIL};
+use crate::lpm::prefetch;
+
+/// Stores with at least this many slots prefetch (their index and nodes outgrow L2).
+const PREFETCH_MIN_SLOTS: usize = 1 << 16;
+/// Requests between prefetch stages ([`Store::prefetch`]).
+const PREFETCH_DISTANCE: usize = 4;
 
 /// A slot's key and list links, side by side (one cache line per node touched).
 #[derive(Clone, Copy, Debug)]
@@ -36,6 +42,8 @@ pub struct Linked<M> {
     hlen: Vec<u32>,
     hpos: Vec<u32>,
     resident: usize,
+    /// Large enough to prefetch ([`PREFETCH_MIN_SLOTS`]).
+    prefetch: bool,
     layout: Layout,
 }
 
@@ -60,6 +68,15 @@ impl<M: Copy + Default + Ord> Linked<M> {
         }
         if n == NIL {
             self.tails[l] = p;
+            if self.prefetch && p != NIL {
+                // The new back is the next victim: bring in its index cell and its
+                // predecessor (the back after it) while this request finishes.
+                let b = self.nodes[p as usize];
+                self.index.prefetch(b.key);
+                if b.prev != NIL {
+                    prefetch(self.nodes.as_ptr().wrapping_add(b.prev as usize));
+                }
+            }
         } else {
             self.nodes[n as usize].prev = p;
         }
@@ -139,9 +156,31 @@ impl<M: Copy + Default + Ord> Linked<M> {
         if self.ghost(from) == self.ghost(q) {
             return s;
         }
+        // Same slots as `release` then `alloc`, but the key stays in the index: its cell is
+        // overwritten in place instead of removed (backward shift) and probed for again.
         let (k, m) = (self.nodes[s as usize].key, self.meta[s as usize]);
-        self.release(set, s);
-        self.alloc(set, q, k, m)
+        if self.layout.heap {
+            self.heap_remove(set, s);
+        }
+        let (src, dst) = if self.ghost(q) {
+            self.resident -= 1;
+            (&mut self.free, &mut self.free_ghost)
+        } else {
+            self.resident += 1;
+            (&mut self.free_ghost, &mut self.free)
+        };
+        self.nodes[s as usize].next = src[set];
+        src[set] = s;
+        let t = dst[set];
+        assert!(t != NIL, "cache store: set {set} queue {q} overfull");
+        dst[set] = self.nodes[t as usize].next;
+        self.nodes[t as usize].key = k;
+        self.meta[t as usize] = m;
+        self.index.insert(k, t);
+        if self.layout.heap {
+            self.heap_push(set, t);
+        }
+        t
     }
 
     // --- heap (max by metadata) over the slots of one set ---
@@ -274,6 +313,7 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Linked<M> {
                 Vec::new()
             },
             resident: 0,
+            prefetch: total >= PREFETCH_MIN_SLOTS,
             layout,
         }
     }
@@ -407,6 +447,46 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Linked<M> {
     #[inline(always)]
     fn set_hand(&mut self, set: usize, h: Option<u32>) {
         self.hand[set] = h.unwrap_or(NIL);
+        if let (true, Some(h)) = (self.prefetch, h) {
+            // The next sweep starts here.
+            prefetch(self.nodes.as_ptr().wrapping_add(h as usize));
+            prefetch(self.meta.as_ptr().wrapping_add(h as usize));
+        }
+    }
+    fn prefetch_distance(&self) -> usize {
+        // Index cells and nodes of this many slots outgrow the L2 cache.
+        if self.prefetch {
+            PREFETCH_DISTANCE
+        } else {
+            0
+        }
+    }
+    /// Stage 0: the key's home index cell; 1: its node, queue and metadata (when the home
+    /// cell holds the key); 2: the neighbours a move will relink.
+    #[inline(always)]
+    fn prefetch(&self, _set: usize, key: u64, stage: u8) {
+        if stage == 0 {
+            return self.index.prefetch(key);
+        }
+        let Some(s) = self.index.peek(key) else {
+            return;
+        };
+        let s = s as usize;
+        if stage == 1 {
+            prefetch(self.nodes.as_ptr().wrapping_add(s));
+            if self.layout.queues > 1 {
+                prefetch(self.queue.as_ptr().wrapping_add(s));
+            }
+            if std::mem::size_of::<M>() > 0 {
+                prefetch(self.meta.as_ptr().wrapping_add(s));
+            }
+        } else if let Some(n) = self.nodes.get(s) {
+            for x in [n.prev, n.next] {
+                if x != NIL {
+                    prefetch(self.nodes.as_ptr().wrapping_add(x as usize));
+                }
+            }
+        }
     }
     fn resident(&self) -> usize {
         self.resident

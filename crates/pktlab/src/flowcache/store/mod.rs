@@ -150,6 +150,18 @@ pub trait Store {
             }
         }
     }
+    /// How many requests ahead [`Store::prefetch`] pays off (0: never, the default — small
+    /// stores live in the CPU caches anyway).
+    fn prefetch_distance(&self) -> usize {
+        0
+    }
+    /// A hint that `key` will be looked up in `set` soon; `stage` 0 is called furthest ahead,
+    /// then 1, then 2 (each stage may follow what the previous one brought in). Changes
+    /// nothing observable.
+    #[inline(always)]
+    fn prefetch(&self, set: usize, key: u64, stage: u8) {
+        let _ = (set, key, stage);
+    }
     /// Resident entries in all sets.
     fn resident(&self) -> usize;
     /// Resident slot of `h` for content stores (`0..sets × ways`, stable while resident);
