@@ -16,13 +16,8 @@ const EMPTY: u32 = u32::MAX;
 pub struct Small<M> {
     keys: Vec<u32>,
     meta: Vec<M>,
-    /// Queue lengths per set; unused (left at zero) in one-queue, ghost-free stores, whose
-    /// sets are packed so the length is the number of non-empty ways ([`Small::packed`]).
     lens: Vec<[u8; 4]>,
     hand: Vec<u8>,
-    /// One queue and no ghosts: lengths are counted, not stored, so the fused LRU step
-    /// writes nothing but the keys.
-    packed: bool,
     stride: usize,
     layout: Layout,
 }
@@ -97,39 +92,13 @@ impl<M: Copy + Default> Small<M> {
         }
         s
     }
-    /// Non-empty ways of `set` (branch-free; fixed lengths for 4, 8 and 16 ways).
-    #[inline(always)]
-    fn count(&self, set: usize) -> usize {
-        #[inline(always)]
-        fn go(w: &[u32]) -> usize {
-            w.iter().map(|&k| (k != EMPTY) as usize).sum()
-        }
-        let b = self.base(set);
-        let w = &self.keys[b..b + self.stride];
-        if let Ok(a) = <&[u32; 4]>::try_from(w) {
-            return go(a);
-        }
-        if let Ok(a) = <&[u32; 8]>::try_from(w) {
-            return go(a);
-        }
-        if let Ok(a) = <&[u32; 16]>::try_from(w) {
-            return go(a);
-        }
-        go(w)
-    }
     #[inline(always)]
     fn total(&self, set: usize) -> usize {
-        if self.packed {
-            return self.count(set);
-        }
         let l = self.lens[set];
         l[0] as usize + l[1] as usize + l[2] as usize + l[3] as usize
     }
     #[inline(always)]
     fn add_len(&mut self, set: usize, q: usize, d: i32) {
-        if self.packed {
-            return;
-        }
         let l = &mut self.lens[set][q];
         *l = (*l as i32 + d) as u8;
     }
@@ -198,7 +167,7 @@ impl<M> Small<M> {
         } else {
             go::<LOOK, INSERT>(w, key)
         };
-        if INSERT && !self.packed {
+        if INSERT {
             // The set is packed (empty ways last), so it grew iff its last way was empty.
             self.lens[set][0] += grew as u8;
         }
@@ -220,7 +189,6 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Small<M> {
             meta: vec![M::default(); layout.sets * stride],
             lens: vec![[0; 4]; layout.sets],
             hand: vec![0; layout.sets],
-            packed: layout.queues == 1 && layout.ghosts == 0,
             stride,
             layout,
         }
@@ -255,18 +223,15 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Small<M> {
     }
     #[inline(always)]
     fn len(&self, set: usize, q: usize) -> usize {
-        if self.packed {
-            return self.count(set);
-        }
         self.lens[set][q] as usize
     }
     #[inline(always)]
     fn front(&self, set: usize, q: usize) -> Option<u32> {
-        (self.len(set, q) > 0).then(|| self.start(set, q) as u32)
+        (self.lens[set][q] > 0).then(|| self.start(set, q) as u32)
     }
     #[inline(always)]
     fn back(&self, set: usize, q: usize) -> Option<u32> {
-        let n = self.len(set, q);
+        let n = self.lens[set][q] as usize;
         (n > 0).then(|| (self.start(set, q) + n - 1) as u32)
     }
     #[inline(always)]
@@ -416,9 +381,6 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Small<M> {
         }
     }
     fn resident(&self) -> usize {
-        if self.packed {
-            return (0..self.layout.sets).map(|set| self.count(set)).sum();
-        }
         let g = self.layout.ghost_mask;
         self.lens
             .iter()
