@@ -10,6 +10,7 @@ use anyhow::{anyhow, bail, Result};
 use clap::{Args, Subcommand};
 use pktlab::lab::live::{self, GenConfig, GenStream};
 use pktlab::lab::traffic::{self, CcnPcapConfig, FlowsConfig, ZipfConfig, ZipfSpec};
+use pktlab::port::TxSpec;
 use serde_json::Value;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -83,8 +84,8 @@ impl OutArgs {
     fn live_iface(&self) -> Result<Option<String>> {
         match &self.tx {
             None => Ok(None),
-            Some(t) => match t.strip_prefix("afpacket:") {
-                Some(i) if !i.is_empty() => Ok(Some(i.to_string())),
+            Some(t) => match t.parse::<TxSpec>() {
+                Ok(TxSpec::AfPacket(i)) => Ok(Some(i)),
                 _ => bail!("--tx {t:?}: expected afpacket:IFACE"),
             },
         }
