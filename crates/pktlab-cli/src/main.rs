@@ -73,7 +73,19 @@ fn parse_args() -> Cli {
     }
 }
 
+/// Restores the default SIGPIPE action (Rust ignores it, so `println!` into a closed pipe
+/// panics): `pktlab … | head` then ends quietly, as Unix tools do.
+fn default_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: `signal` with `SIG_DFL` only changes this process's disposition of SIGPIPE;
+    // it runs first in `main`, before any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() {
+    default_sigpipe();
     let cli = parse_args();
     let res = match cli.cmd {
         Cmd::Lpm(c) => lpm::run(c),
