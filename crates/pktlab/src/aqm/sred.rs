@@ -101,15 +101,15 @@ impl SredParams {
     }
 }
 
-/// One zombie: a recently seen flow.
+/// One zombie: a recently seen flow. (SRED's zombies may also carry a timestamp, for aging
+/// variants; eqs. (1)–(3) never read it, so it is not kept: 16-byte zombies leave more of L1
+/// to the occurrence table and the queue.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Zombie {
     /// Flow id.
     pub id: u64,
     /// Hits since the zombie was (re)written.
     pub count: u64,
-    /// Time of the last write or hit.
-    pub stamp: Nanos,
 }
 
 /// What an arrival did to the zombie list.
@@ -166,16 +166,12 @@ impl ZombieList {
         }
     }
 
-    /// Processes an arrival of flow `id` at `now` (always inlined: the caller's `match` on
+    /// Processes an arrival of flow `id` (always inlined: the caller's `match` on
     /// the event then compiles to straight branches, with no event value in memory).
     #[inline(always)]
-    pub fn arrive(&mut self, id: u64, now: Nanos) -> ZombieEvent {
+    pub fn arrive(&mut self, id: u64) -> ZombieEvent {
         if self.z.len() < self.m {
-            self.z.push(Zombie {
-                id,
-                count: 0,
-                stamp: now,
-            });
+            self.z.push(Zombie { id, count: 0 });
             return ZombieEvent::Added {
                 slot: self.z.len() - 1,
             };
@@ -187,7 +183,6 @@ impl ZombieList {
         let zb = unsafe { self.z.get_unchecked_mut(slot) };
         if zb.id == id {
             zb.count += 1;
-            zb.stamp = now;
             self.p = self.keep * self.p + self.alpha;
             ZombieEvent::Hit { slot }
         } else {
@@ -195,11 +190,7 @@ impl ZombieList {
             // The same draw as `next_f64() < p_swap`, compared as integers.
             if self.rng.next_u64() >> 11 < self.swap_below {
                 let (old_id, old_count) = (zb.id, zb.count);
-                *zb = Zombie {
-                    id,
-                    count: 0,
-                    stamp: now,
-                };
+                *zb = Zombie { id, count: 0 };
                 ZombieEvent::Swapped {
                     slot,
                     old_id,
@@ -337,9 +328,9 @@ impl<P: AqmPacket> Sred<P> {
 
 impl<P: AqmPacket> Aqm<P> for Sred<P> {
     #[inline]
-    fn enqueue(&mut self, pkt: P, now: Nanos, drops: &mut Drops<P>) {
+    fn enqueue(&mut self, pkt: P, _now: Nanos, drops: &mut Drops<P>) {
         self.fifo.stats.arrivals += 1;
-        let ev = self.zl.arrive(self.params.flow_key.of(&pkt), now);
+        let ev = self.zl.arrive(self.params.flow_key.of(&pkt));
         let hit = matches!(ev, ZombieEvent::Hit { .. });
         let p = p3(self.steps.p1(self.fifo.q.len()), self.zl.p(), hit).min(1.0);
         self.last_p = p;
@@ -436,8 +427,8 @@ mod tests {
         for n in [10u64, 50] {
             let mut zl = ZombieList::new(1000, 0.25, 1.0 / 1000.0, 7);
             let mut x = SplitMix64::new(n);
-            for t in 0..400_000u64 {
-                zl.arrive(x.next_u64() % n, t);
+            for _ in 0..400_000u64 {
+                zl.arrive(x.next_u64() % n);
             }
             let est = zl.flow_estimate();
             assert!(
@@ -450,13 +441,13 @@ mod tests {
     #[test]
     fn zombie_list_fills_then_compares() {
         let mut zl = ZombieList::new(3, 1.0, 0.5, 1);
-        assert_eq!(zl.arrive(1, 0), ZombieEvent::Added { slot: 0 });
-        assert_eq!(zl.arrive(1, 0), ZombieEvent::Added { slot: 1 });
-        assert_eq!(zl.arrive(2, 0), ZombieEvent::Added { slot: 2 });
+        assert_eq!(zl.arrive(1), ZombieEvent::Added { slot: 0 });
+        assert_eq!(zl.arrive(1), ZombieEvent::Added { slot: 1 });
+        assert_eq!(zl.arrive(2), ZombieEvent::Added { slot: 2 });
         assert_eq!(zl.p(), 0.0);
         // p_swap = 1: every miss swaps.
         for _ in 0..100 {
-            match zl.arrive(9, 1) {
+            match zl.arrive(9) {
                 ZombieEvent::Hit { .. } | ZombieEvent::Swapped { .. } => {}
                 e => panic!("unexpected {e:?}"),
             }

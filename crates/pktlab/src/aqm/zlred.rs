@@ -282,8 +282,8 @@ impl<P: AqmPacket> ZlRed<P> {
     /// whether it was a hit, and the arrival's occurrence F when the update produced it (one
     /// table probe serves both the update and eq. (4)).
     #[inline]
-    fn observe(&mut self, id: u64, now: Nanos) -> (bool, Option<u64>) {
-        match self.zl.arrive(id, now) {
+    fn observe(&mut self, id: u64) -> (bool, Option<u64>) {
+        match self.zl.arrive(id) {
             ZombieEvent::Added { .. } => {
                 self.total += 1;
                 (false, Some(self.table.add(id, 1)))
@@ -334,10 +334,10 @@ impl<P: AqmPacket> ZlRed<P> {
 
 impl<P: AqmPacket> Aqm<P> for ZlRed<P> {
     #[inline]
-    fn enqueue(&mut self, pkt: P, now: Nanos, drops: &mut Drops<P>) {
+    fn enqueue(&mut self, pkt: P, _now: Nanos, drops: &mut Drops<P>) {
         self.fifo.stats.arrivals += 1;
         let id = self.key.of(&pkt);
-        let (hit, f) = self.observe(id, now);
+        let (hit, f) = self.observe(id);
         let p3 = p3(self.steps.p1(self.fifo.q.len()), self.zl.p(), hit);
         let p = self.p5(id, f, p3).min(1.0);
         self.last_p = p;
