@@ -109,6 +109,9 @@ fn l3_offset(link: LinkKind, d: &[u8]) -> Option<(usize, u8)> {
         LinkKind::Ethernet => {
             let mut off = 12;
             let mut et = be16(d.get(..off + 2)?, off);
+            if et == 0x0800 {
+                return Some((14, 4)); // untagged IPv4, the common case
+            }
             let mut tags = 0;
             while matches!(et, 0x8100 | 0x88A8 | 0x9100) {
                 if tags == MAX_VLAN_TAGS {
@@ -148,6 +151,21 @@ fn csum_fold(b: &[u8]) -> u16 {
     s as u16
 }
 
+/// Whether a 20-byte IPv4 header's checksum verifies (its one's-complement sum is 0xffff),
+/// summed as five 32-bit native-endian words and folded: the one's-complement sum does not
+/// depend on the word size or the byte order it is taken in (RFC 1071 §2 (A)–(C)), and the
+/// target 0xffff reads the same in either order.
+#[inline(always)]
+fn csum20_ok(h: &[u8; 20]) -> bool {
+    let w = |i: usize| u32::from_ne_bytes([h[i], h[i + 1], h[i + 2], h[i + 3]]) as u64;
+    let mut s = w(0) + w(4) + w(8) + w(12) + w(16);
+    s = (s & 0xffff_ffff) + (s >> 32);
+    s = (s & 0xffff) + (s >> 16);
+    s = (s & 0xffff) + (s >> 16);
+    s = (s & 0xffff) + (s >> 16);
+    s == 0xffff
+}
+
 /// Parses and validates the frame `d` of link kind `link`.
 #[inline]
 pub fn parse(link: LinkKind, d: &[u8]) -> Result<Hdr, Verdict> {
@@ -162,11 +180,11 @@ pub fn parse(link: LinkKind, d: &[u8]) -> Result<Hdr, Verdict> {
         if ihl < 20 || ihl > ip.len() || total < ihl || total > ip.len() {
             return Err(Verdict::Malformed);
         }
-        let sum = match <&[u8; 20]>::try_from(&ip[..ihl]) {
-            Ok(h) => csum_fold(h), // the common 20-byte header: unrolled
-            Err(_) => csum_fold(&ip[..ihl]),
+        let ok = match <&[u8; 20]>::try_from(&ip[..ihl]) {
+            Ok(h) => csum20_ok(h), // the common 20-byte header: five 32-bit words
+            Err(_) => csum_fold(&ip[..ihl]) == 0xffff,
         };
-        if sum != 0xffff {
+        if !ok {
             return Err(Verdict::Checksum);
         }
         if ip[8] <= 1 {
@@ -252,6 +270,24 @@ mod tests {
             Ips::V6(..) => f[l3 + 7] = ttl,
         }
         f
+    }
+
+    proptest! {
+        #[test]
+        fn csum20_agrees_with_the_16_bit_fold(h in proptest::array::uniform20(any::<u8>()), fix in any::<bool>()) {
+            let mut h = h;
+            if fix {
+                // Make it verify: the checksum field set to the complement of the rest's sum.
+                h[10] = 0;
+                h[11] = 0;
+                let c = !csum_fold(&h);
+                h[10..12].copy_from_slice(&c.to_be_bytes());
+            }
+            prop_assert_eq!(csum20_ok(&h), csum_fold(&h) == 0xffff);
+            if fix {
+                prop_assert!(csum20_ok(&h));
+            }
+        }
     }
 
     #[test]
