@@ -1,7 +1,8 @@
 //! Section `lpm`: paper 004 (Poptrie, Asai & Ohara, SIGCOMM 2015) — the variant table
 //! (basic / +leafvec / +route aggregation at s = 0, 16, 18 against the radix tree), the
 //! comparison with prior work (Tree BitMap, SAIL, D16R, D18R; plus DIR-24-8 and radix) on
-//! random and Zipf traffic, and the cost per lookup by depth of the matched route (box plot).
+//! random and Zipf traffic, the cost per lookup by depth of the matched route (box plot), and
+//! the aggregate rate of two lookup threads against one.
 //! Runs `pktlab::lab::lpm::bench`.
 
 use crate::model::{BarSeries, Body, BoxSeries, BoxStat, CmpRow, Comparison, Figure, Input, Plot};
@@ -422,7 +423,78 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         "{} lookups per run, median of {runs} run(s), 1 thread, batch 256; lookup rates are wall-clock on a shared machine (see the load average above) and another CPU than the paper's: compare rankings, not values.",
         lookups
     ));
+
+    // Thread scaling: every structure is read-only during lookups, so two threads on two
+    // cores should give about twice the rate (paper 004 §5 runs its multi-core numbers so).
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let scale_lookups = ctx.pick(1u64 << 20, 1 << 23, 1 << 25);
+    let scale = |threads: usize| {
+        bench(
+            &BenchConfig {
+                table: TableSpec {
+                    algos: prior_names.clone(),
+                    ..spec.clone()
+                },
+                traffic: "random".into(),
+                lookups: scale_lookups,
+                threads,
+                runs,
+                ..BenchConfig::default()
+            },
+            ctx.progress,
+        )
+    };
+    let (one, two) = (scale(1)?, scale(2)?);
+    b.commands.push(format!(
+        "pktlab lpm bench {tflag} --nexthops hash:16 --algo {} --traffic random --lookups {scale_lookups} --runs {runs} --threads 1|2 --json",
+        prior_names.join(",")
+    ));
+    let ratios: Vec<(String, f64, f64)> = prior_names
+        .iter()
+        .filter_map(|n| {
+            let a = find(&prior_names, &one.results, n)?;
+            let c = find(&prior_names, &two.results, n)?;
+            Some((n.clone(), a.mlps, c.mlps))
+        })
+        .collect();
+    b.tables.push(Table {
+        id: "lpm-threads".into(),
+        title: "Thread scaling (random traffic): aggregate rate of 2 lookup threads vs 1".into(),
+        columns: ["algorithm", "1 thread Mlps", "2 threads Mlps", "ratio"]
+            .map(String::from)
+            .to_vec(),
+        rows: ratios
+            .iter()
+            .map(|(n, a, c)| {
+                vec![
+                    Cell::from(n.as_str()),
+                    Cell::from(*a),
+                    Cell::from(*c),
+                    Cell::from(c / a),
+                ]
+            })
+            .collect(),
+    });
+    let worst = ratios
+        .iter()
+        .map(|r| r.2 / r.1)
+        .fold(f64::INFINITY, f64::min);
+    if cores >= 2 {
+        b.checks.push(Check::new(
+            "Lookups scale with cores: 2 threads give ≥ 1.8× the rate of 1 for every structure",
+            worst >= 1.8,
+            format!(
+                "lowest ratio {worst:.2}; one invocation per thread count ({scale_lookups} lookups, median of {runs} run(s)), so host noise between the two invocations shows as scatter — docs/results/lpm.md pairs them tightly (tools/lpm_thread_scaling.sh)"
+            ),
+        ));
+    } else {
+        b.notes.push(
+            "Thread scaling not checked: this process may run on 1 core only (CPU affinity), so the 2-thread row measures time sharing.".into(),
+        );
+    }
     b.raw("random", &random);
     b.raw("zipf", &zipf);
+    b.raw("threads1", &one);
+    b.raw("threads2", &two);
     Ok(b)
 }
