@@ -55,6 +55,13 @@ pub struct Worker<L: Layout> {
     ok: Vec<bool>,
     rss: Vec<u32>,
     nh: Vec<u32>,
+    /// The batch's misses (indices), collected without a branch per packet.
+    miss: Vec<u32>,
+    /// Raw handles and batch indices of the packets to forward, and raw handles of those to
+    /// drop (the batch split without a branch per packet).
+    fwd_raw: Vec<u32>,
+    fwd_idx: Vec<u32>,
+    drop_raw: Vec<u32>,
     m4: Vec<u32>,
     a4: Vec<u32>,
     r4: Vec<Option<NextHop>>,
@@ -189,6 +196,10 @@ impl<L: Layout> Worker<L> {
             ok: vec![false; n],
             rss: vec![0; n],
             nh: vec![0; n],
+            miss: vec![0; n],
+            fwd_raw: vec![0; n],
+            fwd_idx: vec![0; n],
+            drop_raw: vec![0; n],
             m4: Vec::with_capacity(n),
             a4: Vec::with_capacity(n),
             r4: vec![None; n],
@@ -328,16 +339,22 @@ impl<L: Layout> Worker<L> {
         self.a4.clear();
         self.m6.clear();
         self.a6.clear();
+        // Branch-free collection: every index is written at the end of the list, which grows
+        // only for a miss (a hit or a miss is data: a branch on it mispredicts about once in
+        // two packets); then one predictable branch per miss on its family.
+        let mut k = 0;
         for i in 0..n {
-            if self.ok[i] && self.nh[i] == 0 {
-                let h = &self.hdr[i];
-                if h.v6 {
-                    self.m6.push(i as u32);
-                    self.a6.push(h.dst);
-                } else {
-                    self.m4.push(i as u32);
-                    self.a4.push(h.dst as u32);
-                }
+            self.miss[k] = i as u32;
+            k += (self.ok[i] & (self.nh[i] == 0)) as usize;
+        }
+        for &i in &self.miss[..k] {
+            let h = &self.hdr[i as usize];
+            if h.v6 {
+                self.m6.push(i);
+                self.a6.push(h.dst);
+            } else {
+                self.m4.push(i);
+                self.a4.push(h.dst as u32);
             }
         }
         let nh = &mut self.nh[..n];
@@ -355,18 +372,32 @@ impl<L: Layout> Worker<L> {
         self.keep.clear();
         self.free.clear();
         self.qin.clear();
+        // Split the batch without a branch per packet (whether a destination has a route is
+        // data): each handle is written at the end of both lists as its raw index, and only
+        // the list it belongs to grows.
+        let (mut kf, mut kd) = (0, 0);
+        for (i, b) in self.bufs.drain(..).enumerate() {
+            let (ok, nh) = (self.ok[i], self.nh[i]);
+            c.no_route += (ok & (nh == 0)) as u64;
+            let fwd = ok & (nh != 0);
+            let r = b.into_raw();
+            self.fwd_raw[kf] = r;
+            self.fwd_idx[kf] = i as u32;
+            self.drop_raw[kd] = r;
+            kf += fwd as usize;
+            kd += !fwd as usize;
+        }
+        for &r in &self.drop_raw[..kd] {
+            // SAFETY: every raw index taken above is in exactly one of the two live prefixes
+            // (`drop_raw[..kd]`, `fwd_raw[..kf]`), so each is rebuilt exactly once.
+            self.free.push(unsafe { Buf::from_raw(r) });
+        }
         let mut k = 0;
-        for (i, mut b) in self.bufs.drain(..).enumerate() {
-            if !self.ok[i] {
-                self.free.push(b);
-                continue;
-            }
+        for j in 0..kf {
+            let i = self.fwd_idx[j] as usize;
+            // SAFETY: as above.
+            let mut b = unsafe { Buf::from_raw(self.fwd_raw[j]) };
             let nh = self.nh[i];
-            if nh == 0 {
-                c.no_route += 1;
-                self.free.push(b);
-                continue;
-            }
             let len = self.lens[i] as usize;
             forward_rewrite(
                 self.link,
