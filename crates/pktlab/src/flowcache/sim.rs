@@ -248,9 +248,11 @@ impl<P: Policy> Sim<P> {
 
     /// Simulates a batch; `next_use[i]` belongs to `pkts[i]` (empty slice: all [`NEVER`]).
     pub fn run(&mut self, pkts: &[TracePacket], next_use: &[u32]) {
-        let d = self.policy.prefetch_distance();
-        if d > 0 {
-            return self.run_prefetching(pkts, next_use, d);
+        if P::PREFETCH {
+            let d = self.policy.prefetch_distance();
+            if d > 0 {
+                return self.run_prefetching(pkts, next_use, d);
+            }
         }
         if next_use.is_empty() {
             for p in pkts {
