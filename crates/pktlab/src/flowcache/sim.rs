@@ -247,6 +247,10 @@ impl<P: Policy> Sim<P> {
     }
 
     /// Simulates a batch; `next_use[i]` belongs to `pkts[i]` (empty slice: all [`NEVER`]).
+    /// Not inlined: each store layout's loop is compiled on its own (a batch is 4 K packets,
+    /// so the call costs nothing), and the large layout's prefetching loop does not disturb
+    /// the register allocation of the small one.
+    #[inline(never)]
     pub fn run(&mut self, pkts: &[TracePacket], next_use: &[u32]) {
         if P::PREFETCH {
             let d = self.policy.prefetch_distance();
