@@ -60,10 +60,47 @@ impl Rule for Arc {
             _ => Access::Miss,
         }
     }
+    #[inline(always)]
     fn insert<S: Store<Meta = ()>>(&mut self, s: &mut S, set: usize, key: u64, _: u64) {
+        let ghost = s.find(set, key).map(|h| (h, s.queue(set, h)));
+        self.place(s, set, key, ghost);
+    }
+    /// [`Rule::access`] then, on a miss, [`Rule::insert`], with one index lookup: the miss
+    /// already knows whether `key` is a ghost.
+    #[inline(always)]
+    fn access_insert<S: Store<Meta = ()>>(
+        &mut self,
+        s: &mut S,
+        set: usize,
+        key: u64,
+        _: u64,
+    ) -> Access {
+        match s.find(set, key).map(|h| (h, s.queue(set, h))) {
+            Some((h, q)) if q <= T2 => {
+                s.move_front(set, h, T2);
+                Access::Hit
+            }
+            ghost => {
+                self.place(s, set, key, ghost);
+                Access::Miss
+            }
+        }
+    }
+}
+
+impl Arc {
+    /// The body of [`Rule::insert`]: `key` is not resident; `ghost` is its handle and queue
+    /// when it is in B1 or B2.
+    #[inline(always)]
+    fn place<S: Store<Meta = ()>>(
+        &mut self,
+        s: &mut S,
+        set: usize,
+        key: u64,
+        ghost: Option<(u32, usize)>,
+    ) {
         let c = s.layout().ways;
         let (b1, b2) = (s.len(set, B1), s.len(set, B2));
-        let ghost = s.find(set, key).map(|h| (h, s.queue(set, h)));
         let mut in_b2 = false;
         if let Some((h, q)) = ghost {
             if q == B1 {

@@ -78,6 +78,7 @@ impl<R: Rule, S: Store<Meta = R::Meta>> Cache<R, S> {
 }
 
 impl<R: Rule, S: Store<Meta = R::Meta>> Policy for Cache<R, S> {
+    const PREFETCH: bool = S::PREFETCH;
     fn name(&self) -> String {
         self.rule.name()
     }

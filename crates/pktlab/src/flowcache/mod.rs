@@ -92,6 +92,9 @@ pub trait Policy {
         }
         a
     }
+    /// True when [`Policy::prefetch`] may do something; when false the simulators do not
+    /// compile their prefetching loop in.
+    const PREFETCH: bool = false;
     /// How many requests ahead the simulators should call [`Policy::prefetch`] (0: never, the
     /// default).
     fn prefetch_distance(&self) -> usize {

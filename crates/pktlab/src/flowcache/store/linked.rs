@@ -256,6 +256,7 @@ impl<M: Copy + Default + Ord> Linked<M> {
 
 impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Linked<M> {
     type Meta = M;
+    const PREFETCH: bool = true;
 
     fn build(layout: Layout) -> Self {
         let (sets, ways, ghosts) = (layout.sets, layout.ways, layout.ghosts);

@@ -66,6 +66,9 @@ impl Layout {
 pub trait Store {
     /// Per-entry policy state (hit counter, reference bit, frequency, next use …).
     type Meta: Copy + Default + Ord + std::fmt::Debug;
+    /// True when [`Store::prefetch`] may do something (a compile-time gate: the simulators'
+    /// prefetching loop is not even compiled in for stores where it is false).
+    const PREFETCH: bool = false;
     /// An empty store.
     fn build(layout: Layout) -> Self;
     /// The layout it was built with.
@@ -115,7 +118,7 @@ pub trait Store {
     /// Sets the clock hand of queue 0.
     fn set_hand(&mut self, set: usize, h: Option<u32>);
     /// The LRU hit step: when `key` is cached in queue 0 it moves to the front. Returns true
-    /// on a hit; a miss changes nothing.
+    /// on a hit; a miss changes nothing. Only for one-queue layouts without ghosts (LRU, FIFO).
     #[inline(always)]
     fn touch(&mut self, set: usize, key: u64) -> bool
     where
@@ -124,7 +127,8 @@ pub trait Store {
         touch_any(self, set, key)
     }
     /// Puts `key` (not present) at the front of queue 0, taking the back's place when the
-    /// resident part of the set is full (the insert of LRU and FIFO).
+    /// resident part of the set is full (the insert of LRU and FIFO). Only for one-queue
+    /// layouts without ghosts.
     #[inline(always)]
     fn insert_front(&mut self, set: usize, key: u64, m: Self::Meta)
     where

@@ -22,30 +22,48 @@ pub struct Small<M> {
     layout: Layout,
 }
 
-/// Position of `key` in `w`: a scan without data-dependent exits, with compile-time lengths
-/// for the common 4-, 8- and 16-entry sets.
+/// First position of `x` in the fixed-length `w`, or `N` when absent: the comparisons are
+/// gathered into a bit mask (one vector compare and a mask extract for 4 and 8 ways), no
+/// data-dependent branch.
+#[inline(always)]
+fn first_eq<const N: usize>(w: &[u32; N], x: u32) -> usize {
+    const { assert!(N < 32) };
+    let mut m = 0u32;
+    for (i, &k) in w.iter().enumerate() {
+        m |= ((k == x) as u32) << i;
+    }
+    (m | 1 << N).trailing_zeros() as usize
+}
+
+/// The `N` keys of set `set` as an array (`N` = the stride); the length check folds away.
+#[inline(always)]
+fn set_ref<const N: usize>(keys: &[u32], set: usize) -> &[u32; N] {
+    let b = set * N;
+    keys[b..b + N]
+        .try_into()
+        .expect("set slice has the stride's length")
+}
+
+/// [`set_ref`], mutable.
+#[inline(always)]
+fn set_mut<const N: usize>(keys: &mut [u32], set: usize) -> &mut [u32; N] {
+    let b = set * N;
+    (&mut keys[b..b + N])
+        .try_into()
+        .expect("set slice has the stride's length")
+}
+
+/// Position of `key` in `w`: a scan without data-dependent exits (the generic path for set
+/// sizes other than 4, 8 and 16).
 #[inline(always)]
 fn scan(w: &[u32], key: u32) -> Option<usize> {
-    #[inline(always)]
-    fn go(w: &[u32], key: u32) -> Option<usize> {
-        let mut hit = usize::MAX;
-        for (i, &k) in w.iter().enumerate().rev() {
-            if k == key {
-                hit = i;
-            }
+    let mut hit = usize::MAX;
+    for (i, &k) in w.iter().enumerate().rev() {
+        if k == key {
+            hit = i;
         }
-        (hit != usize::MAX).then_some(hit)
     }
-    if let Ok(a) = <&[u32; 4]>::try_from(w) {
-        return go(a, key);
-    }
-    if let Ok(a) = <&[u32; 8]>::try_from(w) {
-        return go(a, key);
-    }
-    if let Ok(a) = <&[u32; 16]>::try_from(w) {
-        return go(a, key);
-    }
-    go(w, key)
+    (hit != usize::MAX).then_some(hit)
 }
 
 /// Moves `w[i]` to `w[to]` (`to ≤ i`), shifting `w[to..i]` back by one.
@@ -129,8 +147,32 @@ impl<M> Small<M> {
     /// branch. Returns true when `key` was found.
     #[inline(always)]
     fn front_shift<const LOOK: bool, const INSERT: bool>(&mut self, set: usize, key: u32) -> bool {
+        /// The step on a set of compile-time length `N`; returns (found, the set grew).
         #[inline(always)]
-        fn go<const LOOK: bool, const INSERT: bool>(w: &mut [u32], key: u32) -> (bool, bool) {
+        fn fixed<const N: usize, const LOOK: bool, const INSERT: bool>(
+            w: &mut [u32; N],
+            key: u32,
+        ) -> (bool, bool) {
+            let grows = w[N - 1] == EMPTY;
+            let hit = if LOOK { first_eq(w, key) } else { N };
+            let found = hit < N;
+            let p = if found {
+                hit
+            } else if INSERT {
+                // The first empty way, else the back.
+                first_eq(w, EMPTY).min(N - 1)
+            } else {
+                0
+            };
+            for j in (1..N).rev() {
+                w[j] = if j <= p { w[j - 1] } else { w[j] };
+            }
+            w[0] = if INSERT || found { key } else { w[0] };
+            (found, grows && !found)
+        }
+        /// The same step on a set of any length.
+        #[inline(always)]
+        fn any<const LOOK: bool, const INSERT: bool>(w: &mut [u32], key: u32) -> (bool, bool) {
             let n = w.len();
             let grows = w[n - 1] == EMPTY;
             let (mut hit, mut empty) = (n, n - 1);
@@ -158,14 +200,10 @@ impl<M> Small<M> {
             w[0] = if INSERT || found { key } else { w[0] };
             (found, grows && !found)
         }
-        let b = set * self.stride;
-        let w = &mut self.keys[b..b + self.stride];
-        let (hit, grew) = if let Ok(a) = <&mut [u32; 4]>::try_from(&mut *w) {
-            go::<LOOK, INSERT>(a, key)
-        } else if let Ok(a) = <&mut [u32; 8]>::try_from(&mut *w) {
-            go::<LOOK, INSERT>(a, key)
-        } else {
-            go::<LOOK, INSERT>(w, key)
+        let (hit, grew) = match self.stride {
+            4 => fixed::<4, LOOK, INSERT>(set_mut(&mut self.keys, set), key),
+            8 => fixed::<8, LOOK, INSERT>(set_mut(&mut self.keys, set), key),
+            n => any::<LOOK, INSERT>(&mut self.keys[set * n..set * n + n], key),
         };
         if INSERT {
             // The set is packed (empty ways last), so it grew iff its last way was empty.
@@ -199,8 +237,14 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Small<M> {
     #[inline(always)]
     fn find(&self, set: usize, key: u64) -> Option<u32> {
         debug_assert!(key < EMPTY as u64, "small layout keys are 32-bit");
-        let b = self.base(set);
-        scan(&self.keys[b..b + self.stride], key as u32).map(|p| p as u32)
+        let (k, n) = (key as u32, self.stride);
+        let p = match n {
+            4 => first_eq::<4>(set_ref(&self.keys, set), k),
+            8 => first_eq::<8>(set_ref(&self.keys, set), k),
+            16 => first_eq::<16>(set_ref(&self.keys, set), k),
+            _ => return scan(&self.keys[set * n..set * n + n], k).map(|p| p as u32),
+        };
+        (p < n).then_some(p as u32)
     }
     #[inline(always)]
     fn key(&self, set: usize, h: u32) -> u64 {
@@ -366,7 +410,8 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Small<M> {
     }
     #[inline(always)]
     fn touch(&mut self, set: usize, key: u64) -> bool {
-        if self.layout.queues == 1 && self.layout.ghosts == 0 && !Self::META {
+        debug_assert!(self.layout.queues == 1 && self.layout.ghosts == 0);
+        if !Self::META {
             self.front_shift::<true, false>(set, key as u32)
         } else {
             super::touch_any(self, set, key)
@@ -374,7 +419,8 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Small<M> {
     }
     #[inline(always)]
     fn insert_front(&mut self, set: usize, key: u64, m: M) {
-        if self.layout.queues == 1 && self.layout.ghosts == 0 && !Self::META {
+        debug_assert!(self.layout.queues == 1 && self.layout.ghosts == 0);
+        if !Self::META {
             self.front_shift::<false, true>(set, key as u32);
         } else {
             super::insert_front_any(self, set, key, m);
