@@ -15,39 +15,75 @@
 use crate::flowcache::engine::fits_small;
 use crate::flowcache::{Access, Cache, Fifo, Hpc, Lru, Policy, Random, Rule, Slru, Small, Spc};
 
+// `way_of` finds the way in a 64-bit mask.
+const _: () = assert!(crate::flowcache::engine::SMALL_MAX <= 64);
+
 /// Marks an empty value slot.
 const EMPTY: u32 = u32::MAX;
 
 /// A policy on the small (slice) layout of the cache engine: the data plane's sets are small.
 pub type SmallCache<R> = Cache<R, Small<<R as Rule>::Meta>>;
 
+/// What validates and carries a cached next hop (its key is in the tag array beside it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Slot {
-    key: u32,
+struct Val {
     nh: u32,
     epoch: u32,
     v6: bool,
     dst: u128,
 }
 
-const FREE: Slot = Slot {
-    key: EMPTY,
+const FREE: Val = Val {
     nh: 0,
     epoch: 0,
     v6: false,
     dst: 0,
 };
 
-/// A next-hop cache under policy `P`.
+/// A next-hop cache under policy `P`. Keys and values are two arrays in the same
+/// `set × ways + way` order: a lookup compares the set's 4-byte tags at once (a mask of the
+/// matching ways, which the compiler vectorises; where a key sits in its set is data, so a
+/// branch per way would mispredict) and reads one value.
 #[derive(Debug)]
 pub struct NextHopCache<P: Policy> {
     policy: P,
     ways: usize,
     set_shift: u32,
-    slots: Vec<Slot>,
+    tags: Vec<u32>,
+    vals: Vec<Val>,
     epoch: u32,
     hits: u64,
     misses: u64,
+}
+
+/// The mask of the ways whose tag is `key` (a fixed-length loop the compiler vectorises).
+#[inline(always)]
+fn mask_of<const W: usize>(tags: &[u32; W], key: u32) -> u64 {
+    let mut m = 0u64;
+    for (j, &t) in tags.iter().enumerate() {
+        m |= ((t == key) as u64) << j;
+    }
+    m
+}
+
+/// The way of `key` among a set's `tags` (≤ 64 of them), if present: 4, 8 and 16 ways (the
+/// paper's sets) as fixed-length arrays, any other count as a loop.
+#[inline(always)]
+fn way_of(tags: &[u32], key: u32) -> Option<usize> {
+    let m = if let Ok(t) = <&[u32; 8]>::try_from(tags) {
+        mask_of(t, key)
+    } else if let Ok(t) = <&[u32; 4]>::try_from(tags) {
+        mask_of(t, key)
+    } else if let Ok(t) = <&[u32; 16]>::try_from(tags) {
+        mask_of(t, key)
+    } else {
+        let mut m = 0u64;
+        for (j, &t) in tags.iter().enumerate() {
+            m |= ((t == key) as u64) << (j & 63);
+        }
+        m
+    };
+    (m != 0).then(|| m.trailing_zeros() as usize)
 }
 
 /// The cache key of an RSS hash (never [`EMPTY`]).
@@ -68,7 +104,8 @@ impl<P: Policy> NextHopCache<P> {
         NextHopCache {
             ways,
             set_shift: 32 - sets.trailing_zeros(),
-            slots: vec![FREE; sets * ways],
+            tags: vec![EMPTY; sets * ways],
+            vals: vec![FREE; sets * ways],
             policy,
             epoch: 0,
             hits: 0,
@@ -100,13 +137,11 @@ impl<P: Policy> NextHopCache<P> {
         let set = self.set_of(key);
         if self.policy.access(set, key as u64, 0) != Access::Miss {
             let base = set * self.ways;
-            for s in &self.slots[base..base + self.ways] {
-                if s.key == key {
-                    if s.dst == dst && s.v6 == v6 && s.epoch == self.epoch && s.nh != 0 {
-                        self.hits += 1;
-                        return s.nh;
-                    }
-                    break;
+            if let Some(j) = way_of(&self.tags[base..base + self.ways], key) {
+                let v = &self.vals[base + j];
+                if v.dst == dst && v.v6 == v6 && v.epoch == self.epoch && v.nh != 0 {
+                    self.hits += 1;
+                    return v.nh;
                 }
             }
         }
@@ -120,18 +155,16 @@ impl<P: Policy> NextHopCache<P> {
         let key = key_of(rss);
         let set = self.set_of(key);
         let base = set * self.ways;
-        let new = Slot {
-            key,
+        let new = Val {
             nh,
             epoch: self.epoch,
             v6,
             dst,
         };
-        if let Some(s) = self.slots[base..base + self.ways]
-            .iter_mut()
-            .find(|s| s.key == key)
-        {
-            *s = new; // held already: stale value, collision, or a second miss in a batch
+        let tags = &self.tags[base..base + self.ways];
+        if let Some(j) = way_of(tags, key) {
+            // held already: stale value, collision, or a second miss in a batch
+            self.vals[base + j] = new;
             return;
         }
         self.policy.insert(set, key as u64, 0);
@@ -140,13 +173,13 @@ impl<P: Policy> NextHopCache<P> {
         if !held(key) {
             return; // the policy declined to cache it
         }
-        let slots = &mut self.slots[base..base + self.ways];
-        let j = slots
+        let j = tags
             .iter()
-            .position(|s| s.key != EMPTY && !held(s.key))
-            .or_else(|| slots.iter().position(|s| s.key == EMPTY));
+            .position(|&t| t != EMPTY && !held(t))
+            .or_else(|| way_of(tags, EMPTY));
         if let Some(j) = j {
-            slots[j] = new;
+            self.tags[base + j] = key;
+            self.vals[base + j] = new;
         }
     }
 
@@ -289,12 +322,9 @@ mod tests {
                     } else {
                         c.fill(f % 40, false, dst, truth);
                     }
-                    for s in c.slots.chunks(c.ways).enumerate() {
-                        for slot in s.1 {
-                            prop_assert!(
-                                slot.key == EMPTY
-                                    || c.policy.slot_of(s.0, slot.key as u64).is_some()
-                            );
+                    for (set, tags) in c.tags.chunks(c.ways).enumerate() {
+                        for &t in tags {
+                            prop_assert!(t == EMPTY || c.policy.slot_of(set, t as u64).is_some());
                         }
                     }
                 }
