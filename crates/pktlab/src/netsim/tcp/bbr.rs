@@ -84,6 +84,14 @@ pub struct BbrState {
     tx_delivered: Vec<u64>,
     tx_delivered_time: Vec<Time>,
     tx_first_sent: Vec<Time>,
+    /// Per ring slot: sent and not yet counted as delivered (Linux: `tx.delivered_mstamp`
+    /// non-zero). A segment is counted once, whether SACKed, cumulatively ACKed, or both,
+    /// and also across a timeout that clears the SACK scoreboard.
+    tx_pending: Vec<bool>,
+    /// Segments newly delivered by the ACK being processed.
+    ack_delivered: u32,
+    /// The most recently sent of them: (ring slot, send time).
+    ack_sample: Option<(usize, Time)>,
     min_rtt_stamp: Time,
     full_bw: f64,
     full_bw_cnt: u32,
@@ -127,6 +135,9 @@ impl BbrState {
             tx_delivered: vec![0; cap as usize],
             tx_delivered_time: vec![0; cap as usize],
             tx_first_sent: vec![0; cap as usize],
+            tx_pending: vec![false; cap as usize],
+            ack_delivered: 0,
+            ack_sample: None,
             min_rtt_stamp: 0,
             full_bw: 0.0,
             full_bw_cnt: 0,
@@ -208,6 +219,22 @@ impl BbrState {
         };
     }
 
+    /// Segment in ring slot `idx`, last sent at `sent`, is delivered (SACKed or cumulatively
+    /// ACKed) by the ACK being processed: count it unless it was counted before, and keep
+    /// the most recently sent one as the rate sample's reference (Linux
+    /// `tcp_rate_skb_delivered`; ties go to the later call, i.e. the higher sequence).
+    #[inline]
+    pub(super) fn mark_delivered(&mut self, idx: usize, sent: Time) {
+        if !self.tx_pending[idx] {
+            return;
+        }
+        self.tx_pending[idx] = false;
+        self.ack_delivered += 1;
+        if self.ack_sample.is_none_or(|(_, t)| sent >= t) {
+            self.ack_sample = Some((idx, sent));
+        }
+    }
+
     fn update_gains(&mut self) {
         (self.pacing_gain, self.cwnd_gain) = match self.mode {
             BbrMode::Startup => (HIGH_GAIN, HIGH_GAIN),
@@ -219,16 +246,21 @@ impl BbrState {
 }
 
 impl TcpSender {
-    /// Records the delivery state of the segment in ring slot `idx`, sent at `now`.
+    /// Records the delivery state of the segment in ring slot `idx`, sent at `now`; `first`
+    /// if this is its first transmission, `idle` if nothing else is outstanding (Linux
+    /// `tcp_rate_skb_sent`: `packets_out == 0`, which stays false after a timeout, so the
+    /// go-back-N retransmissions keep the pre-timeout delivery clock).
     #[inline]
-    pub(super) fn bbr_on_send(&mut self, idx: usize, now: Time) {
-        let empty = self.snd_nxt == self.snd_una;
+    pub(super) fn bbr_on_send(&mut self, idx: usize, now: Time, first: bool, idle: bool) {
         let Some(b) = self.bbr.as_deref_mut() else {
             return;
         };
-        if empty {
+        if idle {
             b.first_sent_time = now;
             b.delivered_time = now;
+        }
+        if first {
+            b.tx_pending[idx] = true;
         }
         b.tx_delivered[idx] = b.delivered;
         b.tx_delivered_time[idx] = b.delivered_time;
@@ -246,26 +278,17 @@ impl TcpSender {
         (flight - gone).max(0.0)
     }
 
-    /// BBR's model, state machine, pacing rate and cwnd on an ACK that delivered `acked`
-    /// segments, the most recently sent of which is `newest`.
-    pub(super) fn bbr_on_ack(
-        &mut self,
-        acked: u32,
-        newest: Option<u32>,
-        rtt: Option<Time>,
-        prior_flight: u32,
-        now: Time,
-    ) {
+    /// BBR's model, state machine, pacing rate and cwnd on an ACK, after the segments it
+    /// delivered were passed to [`BbrState::mark_delivered`].
+    pub(super) fn bbr_on_ack(&mut self, rtt: Option<Time>, prior_flight: u32, now: Time) {
         let inflight = self.bbr_inflight();
         let (cwnd, in_recovery, srtt) = (self.cwnd, self.in_recovery, self.srtt);
         let snd_una = self.snd_una;
-        let newest_state = newest.map(|s| {
-            let i = (s & self.mask) as usize;
-            (i, self.sent_at[i])
-        });
         let Some(b) = self.bbr.as_deref_mut() else {
             return;
         };
+        let acked = std::mem::take(&mut b.ack_delivered);
+        let newest_state = b.ack_sample.take();
         // Delivery-rate sample and round counting.
         if acked > 0 {
             b.delivered += acked as u64;

@@ -402,18 +402,24 @@ impl TcpSender {
     pub fn on_ack_info(&mut self, a: &AckInfo, now: Time, out: &mut Vec<Packet>) {
         let ack = a.seq;
         let prior_flight = self.snd_nxt.saturating_sub(self.snd_una);
-        let mut newly_sacked = 0;
-        let mut newest_sacked = None;
         if let Some(sb) = self.sb.as_deref_mut() {
-            let (n, hi) = sb.update(a.blocks(), ack.max(self.snd_una), self.max_sent);
-            newly_sacked = n;
-            newest_sacked = hi;
+            let una = ack.max(self.snd_una);
+            match self.bbr.as_deref_mut() {
+                Some(b) => {
+                    let (sent_at, mask) = (&self.sent_at, self.mask);
+                    sb.update_each(a.blocks(), una, self.max_sent, |q| {
+                        let i = (q & mask) as usize;
+                        b.mark_delivered(i, sent_at[i]);
+                    });
+                }
+                None => {
+                    sb.update(a.blocks(), una, self.max_sent);
+                }
+            }
         }
         let mut rtt = None;
-        let mut newly = 0;
-        let mut newly_sacked_before = 0;
         if ack > self.snd_una && ack <= self.max_sent {
-            newly = ack - self.snd_una;
+            let newly = ack - self.snd_una;
             let idx = ((ack - 1) & self.mask) as usize;
             if !self.retx[idx] {
                 let r = now.saturating_sub(self.sent_at[idx]);
@@ -422,8 +428,15 @@ impl TcpSender {
                 rtt = Some(r);
             }
             if let Some(sb) = self.sb.as_deref_mut() {
-                // Segments SACKed before were delivered then, not now.
-                newly_sacked_before = sb.advance(self.snd_una, ack);
+                sb.advance(self.snd_una, ack);
+            }
+            if let Some(b) = self.bbr.as_deref_mut() {
+                // Segments SACKed before were delivered then, not now (mark_delivered skips
+                // them, also after a timeout cleared the scoreboard).
+                for q in self.snd_una..ack {
+                    let i = (q & self.mask) as usize;
+                    b.mark_delivered(i, self.sent_at[i]);
+                }
             }
             self.snd_una = ack;
             self.timeouts_in_row = 0;
@@ -487,13 +500,7 @@ impl TcpSender {
             self.ecn_reduce(now);
         }
         if self.kind == TcpKind::Bbr {
-            let delivered = newly - newly_sacked_before + newly_sacked;
-            let newest = match newest_sacked {
-                Some(h) if h + 1 > ack => Some(h),
-                _ if newly > 0 => Some(ack - 1),
-                _ => None,
-            };
-            self.bbr_on_ack(delivered, newest, rtt, prior_flight, now);
+            self.bbr_on_ack(rtt, prior_flight, now);
         }
         self.transmit(now, out);
     }
@@ -654,6 +661,8 @@ impl TcpSender {
     fn emit(&mut self, seq: u32, now: Time, out: &mut Vec<Packet>) {
         let idx = (seq & self.mask) as usize;
         let mut bits = 0;
+        let first = seq >= self.max_sent;
+        let idle = self.snd_una == self.max_sent;
         if seq < self.max_sent {
             self.retx[idx] = true;
             self.stats.retransmits += 1;
@@ -670,7 +679,7 @@ impl TcpSender {
             }
         }
         if self.kind == TcpKind::Bbr {
-            self.bbr_on_send(idx, now);
+            self.bbr_on_send(idx, now, first, idle);
         }
         self.sent_at[idx] = now;
         self.stats.sent += 1;

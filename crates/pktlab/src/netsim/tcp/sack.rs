@@ -60,6 +60,17 @@ impl Scoreboard {
     /// Records the blocks (clipped to `[una, max_sent)`); returns the number of newly SACKed
     /// segments and the highest of them.
     pub fn update(&mut self, blocks: &[(u32, u32)], una: u32, max_sent: u32) -> (u32, Option<u32>) {
+        self.update_each(blocks, una, max_sent, |_| {})
+    }
+
+    /// [`Scoreboard::update`], also calling `each(seq)` for every newly SACKed segment.
+    pub fn update_each(
+        &mut self,
+        blocks: &[(u32, u32)],
+        una: u32,
+        max_sent: u32,
+        mut each: impl FnMut(u32),
+    ) -> (u32, Option<u32>) {
         let (mut n, mut hi) = (0u32, None::<u32>);
         for &(s, e) in blocks {
             let (s, e) = (s.max(una), e.min(max_sent));
@@ -70,6 +81,11 @@ impl Scoreboard {
                 let new = m & !*w;
                 if new != 0 {
                     n += new.count_ones();
+                    let mut x = new;
+                    while x != 0 {
+                        each(base + x.trailing_zeros());
+                        x &= x - 1;
+                    }
                     let top = base + 63 - new.leading_zeros();
                     hi = Some(hi.map_or(top, |h| h.max(top)));
                     *w |= m;
