@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Real Linux TCP (reno, cubic, bbr) through a bottleneck, for the "Linux TCP vs pktlab"
-# section of docs/results/netsim.md (issue 17 item 5). Needs root, iproute2, iperf3 (installed
+# section of docs/results/netsim.md (issue 17 item 5). Needs root, iproute2, ethtool, iperf3 (installed
 # with apt-get if missing) and a release build of pktlab (PKTLAB=path, default
 # target/release/pktlab).
 #
@@ -48,7 +48,9 @@ link() { # nsA devA macA nsB devB macB
   for d in "$1 $2" "$4 $5"; do
     set -- $d
     ip netns exec "$1" sysctl -qw "net.ipv4.conf.$2.rp_filter=0"
-    ip netns exec "$1" ethtool -K "$2" tso off gso off gro off tx off rx off >/dev/null 2>&1 || true
+    # Offloads off (required: with checksum offload on, frames leave the veth with partial
+    # TCP checksums, which pktlab forwards as they are and the receiver then rejects).
+    ip netns exec "$1" ethtool -K "$2" tso off gso off gro off tx off rx off >/dev/null
     ip -n "$1" link set "$2" up
   done
 }

@@ -6,7 +6,8 @@
 //! are at least the 20 ms delay, and that the goodput is at most the 10 Mb/s rate (payload
 //! only: at most 1448/1514 of it, plus 5% tolerance for the measurement window).
 //!
-//! Root only (network namespaces, AF_PACKET); skipped with the reason printed otherwise.
+//! Root only (network namespaces, AF_PACKET) with iproute2 and ethtool; skipped with the
+//! reason printed otherwise.
 //! Bounded: the forwarder runs 12 s, the flow 4 s, every wait has a deadline.
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -37,6 +38,10 @@ fn skip_reason() -> Option<String> {
     }
     if Command::new("ip").arg("-V").output().is_err() {
         return Some("iproute2 (`ip`) not found".into());
+    }
+    // The topology turns checksum offload off with ethtool (.ci/run installs it).
+    if Command::new("ethtool").arg("--version").output().is_err() {
+        return Some("ethtool not found (apt-get install ethtool)".into());
     }
     None
 }
