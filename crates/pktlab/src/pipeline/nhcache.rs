@@ -217,6 +217,22 @@ pub enum AnyCache {
     Fifo(NextHopCache<SmallCache<Fifo>>),
 }
 
+/// Runs `$e` with `$x` bound to the concrete cache inside an [`AnyCache`] (one match per
+/// batch; the loop in `$e` is monomorphised per policy).
+macro_rules! with_cache {
+    ($c:expr, $x:ident => $e:expr) => {
+        match $c {
+            $crate::pipeline::nhcache::AnyCache::Lru($x) => $e,
+            $crate::pipeline::nhcache::AnyCache::Slru($x) => $e,
+            $crate::pipeline::nhcache::AnyCache::Hpc($x) => $e,
+            $crate::pipeline::nhcache::AnyCache::Spc($x) => $e,
+            $crate::pipeline::nhcache::AnyCache::Random($x) => $e,
+            $crate::pipeline::nhcache::AnyCache::Fifo($x) => $e,
+        }
+    };
+}
+pub(crate) use with_cache;
+
 impl AnyCache {
     /// A cache of `entries` entries (rounded down to a power-of-two number of sets) for policy
     /// `name` (`lru, slru, hpc1…hpc255, spc, random, fifo`; natural associativity unless
@@ -262,26 +278,12 @@ impl AnyCache {
 
     /// (hits, misses) so far.
     pub fn counts(&self) -> (u64, u64) {
-        match self {
-            AnyCache::Lru(c) => (c.hits(), c.misses()),
-            AnyCache::Slru(c) => (c.hits(), c.misses()),
-            AnyCache::Hpc(c) => (c.hits(), c.misses()),
-            AnyCache::Spc(c) => (c.hits(), c.misses()),
-            AnyCache::Random(c) => (c.hits(), c.misses()),
-            AnyCache::Fifo(c) => (c.hits(), c.misses()),
-        }
+        with_cache!(self, c => (c.hits(), c.misses()))
     }
 
     /// The policy's name.
     pub fn policy_name(&self) -> String {
-        match self {
-            AnyCache::Lru(c) => c.policy_name(),
-            AnyCache::Slru(c) => c.policy_name(),
-            AnyCache::Hpc(c) => c.policy_name(),
-            AnyCache::Spc(c) => c.policy_name(),
-            AnyCache::Random(c) => c.policy_name(),
-            AnyCache::Fifo(c) => c.policy_name(),
-        }
+        with_cache!(self, c => c.policy_name())
     }
 }
 
@@ -330,14 +332,7 @@ mod tests {
                 }
             }};
         }
-        match c {
-            AnyCache::Lru(c) => run!(c),
-            AnyCache::Slru(c) => run!(c),
-            AnyCache::Hpc(c) => run!(c),
-            AnyCache::Spc(c) => run!(c),
-            AnyCache::Random(c) => run!(c),
-            AnyCache::Fifo(c) => run!(c),
-        }
+        with_cache!(c, x => run!(x));
         Ok(())
     }
 
@@ -358,14 +353,7 @@ mod tests {
                     }
                 }};
             }
-            match &mut c {
-                AnyCache::Lru(c) => run!(c),
-                AnyCache::Slru(c) => run!(c),
-                AnyCache::Hpc(c) => run!(c),
-                AnyCache::Spc(c) => run!(c),
-                AnyCache::Random(c) => run!(c),
-                AnyCache::Fifo(c) => run!(c),
-            }
+            with_cache!(&mut c, x => run!(x));
         }
     }
 

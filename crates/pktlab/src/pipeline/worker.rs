@@ -7,7 +7,7 @@
 //! AQM discipline are enums matched once per batch, each stage's per-packet loop running on
 //! the concrete type. Every buffer and scratch array is allocated before the first batch.
 
-use super::nhcache::{AnyCache, NextHopCache};
+use super::nhcache::{with_cache, AnyCache, NextHopCache};
 use super::parse::{forward_rewrite, parse, Hdr, LinkKind, Verdict};
 use super::queue::{OutQueue, QPkt};
 use super::{Counters, Stages};
@@ -94,19 +94,6 @@ pub struct WorkerParts {
     pub queue: Option<OutQueue>,
     /// Packets received so far (for progress reports).
     pub progress: Arc<AtomicU64>,
-}
-
-macro_rules! with_cache {
-    ($c:expr, $x:ident => $e:expr) => {
-        match $c {
-            AnyCache::Lru($x) => $e,
-            AnyCache::Slru($x) => $e,
-            AnyCache::Hpc($x) => $e,
-            AnyCache::Spc($x) => $e,
-            AnyCache::Random($x) => $e,
-            AnyCache::Fifo($x) => $e,
-        }
-    };
 }
 
 /// Flow-cache lookups of the batch's valid packets; misses go to the LPM lists.
