@@ -10,7 +10,7 @@
 //! filled makes it stale). A policy hit whose value does not validate counts as a miss: the
 //! route is looked up again and the value refreshed in place. The value slots mirror the
 //! policy's set exactly: after an insertion, the slot whose key the policy no longer holds
-//! ([`Policy::set_keys`]) takes the new key. No allocation after construction.
+//! ([`Policy::slot_of`] is `None`) takes the new key. No allocation after construction.
 
 use crate::flowcache::engine::fits_small;
 use crate::flowcache::{Access, Cache, Fifo, Hpc, Lru, Policy, Random, Rule, Slru, Small, Spc};
