@@ -10,6 +10,9 @@ use super::engine::Rule;
 use super::store::{Layout, Store};
 use super::Access;
 
+/// Entries the eviction prefetch looks ahead along the hand's path (large stores only).
+const LOOKAHEAD: usize = 8;
+
 /// SIEVE with one visited bit per entry and one hand per set.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Sieve;
@@ -45,6 +48,18 @@ impl Rule for Sieve {
             let p = s.prev(set, x);
             s.remove(set, x);
             s.set_hand(set, p);
+            if let (true, Some(back)) = (S::PREFETCH && s.prefetch_distance() > 0, s.back(set, 0)) {
+                // The next victim is the first unvisited entry from the hand on, unless hits
+                // set its bit first: bring in what its removal touches (a few steps at most).
+                let mut y = p.unwrap_or(back);
+                for _ in 0..LOOKAHEAD {
+                    if s.meta(set, y) == 0 {
+                        s.prefetch_remove(set, y);
+                        break;
+                    }
+                    y = s.prev(set, y).unwrap_or(back);
+                }
+            }
         }
         s.push_front(set, 0, key, 0);
     }

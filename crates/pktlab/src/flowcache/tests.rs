@@ -913,3 +913,33 @@ fn fused_lru_equals_access_then_insert() {
         }
     }
 }
+
+/// Stores large enough to prefetch (the simulator's look-ahead loop and the store's unlink,
+/// hand and eviction hints all switch on at 2¹⁶ slots) give exactly the hits of the same
+/// cache stepped one request at a time: prefetching changes nothing observable.
+#[test]
+fn prefetching_runs_change_nothing() {
+    let entries = 1 << 16;
+    let t = random_trace(11, 200_000, 4 * entries as u64);
+    let nu = next_uses_of(&t);
+    let keys: Vec<u64> = t.iter().map(|p| p.flow as u64).collect();
+    let nu64: Vec<u64> = nu
+        .iter()
+        .map(|&n| if n == u32::MAX { NEVER } else { n as u64 })
+        .collect();
+    let cfg = SimConfig {
+        timing: false,
+        ..SimConfig::default()
+    };
+    for name in POLICY_NAMES {
+        let mut s = AnySim::new(name, entries, entries, cfg, 3).unwrap();
+        assert!(s.linked(), "{name}");
+        s.run(&t, &nu);
+        let stepped = policy_run(name, entries, 3, &keys, &nu64, true);
+        let misses = stepped.iter().filter(|&&a| a == Access::Miss).count() as u64;
+        let c = s.counters();
+        assert_eq!(c.misses, misses, "{name}");
+        // The stream must evict for the eviction hints to be exercised.
+        assert!(misses > entries as u64 + 10_000, "{name}: {misses} misses");
+    }
+}

@@ -489,6 +489,19 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Linked<M> {
             }
         }
     }
+    #[inline(always)]
+    fn prefetch_remove(&self, _set: usize, h: u32) {
+        if !self.prefetch {
+            return;
+        }
+        let n = self.nodes[h as usize];
+        self.index.prefetch(n.key);
+        for x in [n.prev, n.next] {
+            if x != NIL {
+                prefetch(self.nodes.as_ptr().wrapping_add(x as usize));
+            }
+        }
+    }
     fn resident(&self) -> usize {
         self.resident
     }

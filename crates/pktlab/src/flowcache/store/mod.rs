@@ -166,6 +166,13 @@ pub trait Store {
     fn prefetch(&self, set: usize, key: u64, stage: u8) {
         let _ = (set, key, stage);
     }
+    /// A hint that entry `h` of `set` will be removed soon: bring in what [`Store::remove`]
+    /// touches (its index cell and its neighbours). Changes nothing observable; a no-op where
+    /// [`Store::prefetch_distance`] is 0.
+    #[inline(always)]
+    fn prefetch_remove(&self, set: usize, h: u32) {
+        let _ = (set, h);
+    }
     /// Resident entries in all sets.
     fn resident(&self) -> usize;
     /// Resident slot of `h` for content stores (`0..sets × ways`, stable while resident);
