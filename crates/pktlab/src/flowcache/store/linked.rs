@@ -68,19 +68,23 @@ impl<M: Copy + Default + Ord> Linked<M> {
         }
         if n == NIL {
             self.tails[l] = p;
-            if self.prefetch && p != NIL {
-                // The new back is the next victim: bring in its index cell and its
-                // predecessor (the back after it) while this request finishes.
-                let b = self.nodes[p as usize];
-                self.index.prefetch(b.key);
-                if b.prev != NIL {
-                    prefetch(self.nodes.as_ptr().wrapping_add(b.prev as usize));
-                }
-            }
+            self.prefetch_new_back(p);
         } else {
             self.nodes[n as usize].prev = p;
         }
         self.lens[l] -= 1;
+    }
+    /// `p` just became a queue's back, the next victim: on large stores bring in its index
+    /// cell and its predecessor (the back after it) while this request finishes.
+    #[inline(always)]
+    fn prefetch_new_back(&self, p: u32) {
+        if self.prefetch && p != NIL {
+            let b = self.nodes[p as usize];
+            self.index.prefetch(b.key);
+            if b.prev != NIL {
+                prefetch(self.nodes.as_ptr().wrapping_add(b.prev as usize));
+            }
+        }
     }
     #[inline(always)]
     fn link_front(&mut self, set: usize, s: u32, q: usize) {
@@ -181,6 +185,56 @@ impl<M: Copy + Default + Ord> Linked<M> {
             self.heap_push(set, t);
         }
         t
+    }
+
+    // --- one-queue fast paths (LRU, FIFO: one resident queue, no ghosts, no heap, no hand) ---
+
+    /// Moves resident slot `s` of `set`'s only queue to the front (no-op at the front): the
+    /// LRU hit, without `rehome`'s pool checks.
+    #[inline(always)]
+    fn to_front0(&mut self, set: usize, s: u32) {
+        let head = self.heads[set];
+        if head == s {
+            return;
+        }
+        let Node {
+            prev: p, next: n, ..
+        } = self.nodes[s as usize];
+        // `s` is not the head, so it has a predecessor.
+        self.nodes[p as usize].next = n;
+        if n == NIL {
+            self.tails[set] = p;
+            self.prefetch_new_back(p);
+        } else {
+            self.nodes[n as usize].prev = p;
+        }
+        self.nodes[s as usize].prev = NIL;
+        self.nodes[s as usize].next = head;
+        self.nodes[head as usize].prev = s;
+        self.heads[set] = s;
+    }
+
+    /// The miss of LRU/FIFO: `key` (absent) goes to the front of `set`'s only queue; a full
+    /// set hands the back's slot over to it (index cell, key and metadata rewritten; no trip
+    /// through the free list).
+    #[inline(always)]
+    fn insert_front0(&mut self, set: usize, key: u64, m: M) {
+        if (self.lens[set] as usize) < self.layout.ways {
+            let s = self.alloc(set, 0, key, m);
+            self.link_front(set, s, 0);
+            return;
+        }
+        let b = self.tails[set];
+        self.index.remove(self.nodes[b as usize].key);
+        self.nodes[b as usize].key = key;
+        self.meta[b as usize] = m;
+        self.index.insert(key, b);
+        self.to_front0(set, b);
+    }
+
+    #[inline(always)]
+    fn one_queue(&self) -> bool {
+        self.layout.queues == 1 && self.layout.ghost_mask == 0 && !self.layout.heap
     }
 
     // --- heap (max by metadata) over the slots of one set ---
@@ -486,6 +540,36 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Linked<M> {
                 if x != NIL {
                     prefetch(self.nodes.as_ptr().wrapping_add(x as usize));
                 }
+            }
+        }
+    }
+    #[inline(always)]
+    fn touch(&mut self, set: usize, key: u64) -> bool {
+        debug_assert!(self.one_queue() && self.hand[set] == NIL);
+        match self.index.get(key) {
+            Some(h) => {
+                self.to_front0(set, h);
+                true
+            }
+            None => false,
+        }
+    }
+    #[inline(always)]
+    fn insert_front(&mut self, set: usize, key: u64, m: M) {
+        debug_assert!(self.one_queue() && self.hand[set] == NIL);
+        self.insert_front0(set, key, m);
+    }
+    #[inline(always)]
+    fn touch_front(&mut self, set: usize, key: u64) -> bool {
+        debug_assert!(self.one_queue() && self.hand[set] == NIL);
+        match self.index.get(key) {
+            Some(h) => {
+                self.to_front0(set, h);
+                true
+            }
+            None => {
+                self.insert_front0(set, key, M::default());
+                false
             }
         }
     }
