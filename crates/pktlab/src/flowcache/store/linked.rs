@@ -192,7 +192,7 @@ impl<M: Copy + Default + Ord> Linked<M> {
     /// Moves resident slot `s` of `set`'s only queue to the front (no-op at the front): the
     /// LRU hit, without `rehome`'s pool checks.
     #[inline(always)]
-    fn to_front0(&mut self, set: usize, s: u32) {
+    fn move_front0(&mut self, set: usize, s: u32) {
         let head = self.heads[set];
         if head == s {
             return;
@@ -229,7 +229,7 @@ impl<M: Copy + Default + Ord> Linked<M> {
         self.nodes[b as usize].key = key;
         self.meta[b as usize] = m;
         self.index.insert(key, b);
-        self.to_front0(set, b);
+        self.move_front0(set, b);
     }
 
     #[inline(always)]
@@ -548,7 +548,7 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Linked<M> {
         debug_assert!(self.one_queue() && self.hand[set] == NIL);
         match self.index.get(key) {
             Some(h) => {
-                self.to_front0(set, h);
+                self.move_front0(set, h);
                 true
             }
             None => false,
@@ -564,7 +564,7 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Linked<M> {
         debug_assert!(self.one_queue() && self.hand[set] == NIL);
         match self.index.get(key) {
             Some(h) => {
-                self.to_front0(set, h);
+                self.move_front0(set, h);
                 true
             }
             None => {
