@@ -37,6 +37,23 @@ impl KeyIndex {
         (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
     }
 
+    /// The cell at `i` (`i ≤ mask`).
+    #[inline(always)]
+    fn at(&self, i: usize) -> Cell {
+        debug_assert!(i < self.cells.len());
+        // SAFETY: every index used is `home(..)` (the top log2(n) bits of a 64-bit product,
+        // < n) or masked with `mask = n − 1`, and `cells.len() == n` never changes.
+        unsafe { *self.cells.get_unchecked(i) }
+    }
+
+    /// The cell at `i` (`i ≤ mask`), mutable.
+    #[inline(always)]
+    fn at_mut(&mut self, i: usize) -> &mut Cell {
+        debug_assert!(i < self.cells.len());
+        // SAFETY: as in `at`.
+        unsafe { self.cells.get_unchecked_mut(i) }
+    }
+
     /// Prefetches the home cell of `key` (a hint: a lookup of `key` follows soon).
     #[inline(always)]
     pub fn prefetch(&self, key: u64) {
@@ -47,7 +64,7 @@ impl KeyIndex {
     /// keys displaced by collisions read as absent. For prefetching only.
     #[inline(always)]
     pub fn peek(&self, key: u64) -> Option<u32> {
-        let c = self.cells[self.home(key)];
+        let c = self.at(self.home(key));
         (c.key == key && c.val != EMPTY).then_some(c.val)
     }
 
@@ -56,7 +73,7 @@ impl KeyIndex {
     pub fn get(&self, key: u64) -> Option<u32> {
         let mut i = self.home(key);
         loop {
-            let c = self.cells[i];
+            let c = self.at(i);
             if c.val == EMPTY {
                 return None;
             }
@@ -72,10 +89,10 @@ impl KeyIndex {
     #[inline]
     pub fn insert(&mut self, key: u64, val: u32) {
         let mut i = self.home(key);
-        while self.cells[i].val != EMPTY && self.cells[i].key != key {
+        while self.at(i).val != EMPTY && self.at(i).key != key {
             i = (i + 1) & self.mask;
         }
-        self.cells[i] = Cell { key, val };
+        *self.at_mut(i) = Cell { key, val };
     }
 
     /// Removes `key`, returning its slot.
@@ -83,7 +100,7 @@ impl KeyIndex {
     pub fn remove(&mut self, key: u64) -> Option<u32> {
         let mut i = self.home(key);
         loop {
-            let c = self.cells[i];
+            let c = self.at(i);
             if c.val == EMPTY {
                 return None;
             }
@@ -92,24 +109,24 @@ impl KeyIndex {
             }
             i = (i + 1) & self.mask;
         }
-        let v = self.cells[i].val;
+        let v = self.at(i).val;
         // Backward shift: move later members of the cluster into the hole when allowed.
         let mut hole = i;
         let mut j = i;
         loop {
             j = (j + 1) & self.mask;
-            let c = self.cells[j];
+            let c = self.at(j);
             if c.val == EMPTY {
                 break;
             }
             let h = self.home(c.key);
             // Entry j may move to `hole` if its home is not cyclically in (hole, j].
             if (j.wrapping_sub(h) & self.mask) >= (j.wrapping_sub(hole) & self.mask) {
-                self.cells[hole] = c;
+                *self.at_mut(hole) = c;
                 hole = j;
             }
         }
-        self.cells[hole] = VACANT;
+        *self.at_mut(hole) = VACANT;
         Some(v)
     }
 }
