@@ -4,7 +4,7 @@
 //! goes back to the front (the hand passes it), a clear bit makes it the victim. New entries
 //! enter at the front with a clear bit. One bit of state per entry.
 
-use super::engine::Rule;
+use super::engine::{steps, Rule};
 use super::store::{Layout, Store};
 use super::Access;
 
@@ -22,13 +22,7 @@ impl Rule for Clock {
     }
     #[inline(always)]
     fn access<S: Store<Meta = u8>>(&mut self, s: &mut S, set: usize, key: u64, _: u64) -> Access {
-        match s.find(set, key) {
-            Some(h) => {
-                s.set_meta(set, h, 1);
-                Access::Hit
-            }
-            None => Access::Miss,
-        }
+        steps::mark(s, set, key, 1)
     }
     #[inline(always)]
     fn insert<S: Store<Meta = u8>>(&mut self, s: &mut S, set: usize, key: u64, _: u64) {

@@ -133,6 +133,19 @@ pub(crate) mod steps {
         }
     }
 
+    /// Hit if `key` is cached, setting its metadata to `mark` (the reference bit of CLOCK,
+    /// the visited bit of SIEVE), else miss.
+    #[inline(always)]
+    pub fn mark<S: Store>(s: &mut S, set: usize, key: u64, mark: S::Meta) -> Access {
+        match s.find(set, key) {
+            Some(h) => {
+                s.set_meta(set, h, mark);
+                Access::Hit
+            }
+            None => Access::Miss,
+        }
+    }
+
     /// Puts `key` at the back of queue 0, replacing the back when the set is full.
     #[inline(always)]
     pub fn insert_back<S: Store>(s: &mut S, set: usize, key: u64, m: S::Meta) {

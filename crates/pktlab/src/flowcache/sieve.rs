@@ -6,7 +6,7 @@
 //! entry's predecessor. Unlike CLOCK, retained entries are not moved, so new entries (at the
 //! front) and old survivors (behind the hand) stay apart.
 
-use super::engine::Rule;
+use super::engine::{steps, Rule};
 use super::store::{Layout, Store};
 use super::Access;
 
@@ -27,13 +27,7 @@ impl Rule for Sieve {
     }
     #[inline(always)]
     fn access<S: Store<Meta = u8>>(&mut self, s: &mut S, set: usize, key: u64, _: u64) -> Access {
-        match s.find(set, key) {
-            Some(h) => {
-                s.set_meta(set, h, 1);
-                Access::Hit
-            }
-            None => Access::Miss,
-        }
+        steps::mark(s, set, key, 1)
     }
     #[inline(always)]
     fn insert<S: Store<Meta = u8>>(&mut self, s: &mut S, set: usize, key: u64, _: u64) {

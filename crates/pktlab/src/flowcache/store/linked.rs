@@ -630,17 +630,11 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Linked<M> {
     }
     #[inline(always)]
     fn touch_front(&mut self, set: usize, key: u64) -> bool {
-        debug_assert!(self.one_queue() && self.hand[set] == NIL);
-        match self.index.get(key) {
-            Some(h) => {
-                self.move_front0(set, h);
-                true
-            }
-            None => {
-                self.insert_front0(set, key, M::default());
-                false
-            }
+        let hit = self.touch(set, key);
+        if !hit {
+            self.insert_front0(set, key, M::default());
         }
+        hit
     }
     #[inline(always)]
     fn prefetch_remove(&self, _set: usize, h: u32) {
