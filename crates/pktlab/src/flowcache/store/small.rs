@@ -153,21 +153,36 @@ impl<M> Small<M> {
             w: &mut [u32; N],
             key: u32,
         ) -> (bool, bool) {
+            // One load and one store of the whole set (a value copy), so the next packet's
+            // read of this set is forwarded from a store of the same width.
+            let mut v = *w;
+            let r = fixed_on::<N, LOOK, INSERT>(&mut v, key);
+            *w = v;
+            r
+        }
+        #[inline(always)]
+        fn fixed_on<const N: usize, const LOOK: bool, const INSERT: bool>(
+            w: &mut [u32; N],
+            key: u32,
+        ) -> (bool, bool) {
+            use std::hint::select_unpredictable as pick;
             let grows = w[N - 1] == EMPTY;
             let hit = if LOOK { first_eq(w, key) } else { N };
             let found = hit < N;
-            let p = if found {
-                hit
-            } else if INSERT {
+            // Both candidates computed, then selected without a branch: whether a packet
+            // hits, and where, is data (cachegrind: 2.6 mispredicts per 4 packets when these
+            // were branches).
+            let empty = if INSERT {
                 // The first empty way, else the back.
                 first_eq(w, EMPTY).min(N - 1)
             } else {
                 0
             };
+            let p = pick(found, hit, empty);
             for j in (1..N).rev() {
-                w[j] = if j <= p { w[j - 1] } else { w[j] };
+                w[j] = pick(j <= p, w[j - 1], w[j]);
             }
-            w[0] = if INSERT || found { key } else { w[0] };
+            w[0] = pick(INSERT || found, key, w[0]);
             (found, grows && !found)
         }
         /// The same step on a set of any length.
