@@ -96,7 +96,7 @@ impl<A: Address> Visit<A> for Stress<A> {
             let mut ops = Vec::new();
             for _ in 0..rng.next_u64() % (s.max_ops + 1) {
                 let r = rng.next_u64();
-                let op = if r % 3 == 0 && !pool.is_empty() {
+                let op = if r.is_multiple_of(3) && !pool.is_empty() {
                     Op::Remove(pool[(r >> 8) as usize % pool.len()])
                 } else {
                     let p = if r % 3 == 1 {
@@ -142,7 +142,7 @@ impl<A: Address> Visit<A> for Stress<A> {
                     let last = stop.load(Ordering::Acquire);
                     for a in addrs.iter_mut() {
                         let x = rng.next_u64();
-                        *a = if x % 2 == 0 {
+                        *a = if x.is_multiple_of(2) {
                             let p = pool[(x >> 8) as usize % pool.len()];
                             let host = A::mask(p.len() as u32).not();
                             p.first()

@@ -186,7 +186,7 @@ mod tests {
         let (mut arr, mut dr) = ([0u64; 2], [0u64; 2]);
         let mut x = SplitMix64::new(5);
         for t in 0..200_000u64 {
-            let f = if x.next_u64() % 2 == 0 {
+            let f = if x.next_u64().is_multiple_of(2) {
                 0
             } else {
                 1 + (x.next_u64() % 5) as u32

@@ -341,7 +341,7 @@ mod tests {
                 assert_eq!(before[slot as usize], max, "arrival {t}");
             }
             d.clear();
-            if x.next_u64() % 3 == 0 {
+            if x.next_u64().is_multiple_of(3) {
                 q.dequeue(0, &mut d);
             }
             let real = q.flows.iter().map(|f| f.q.len()).max().unwrap_or(0);

@@ -413,7 +413,11 @@ mod tests {
             for t in 0..20_000u64 {
                 // Skewed flow mix: a few heavy flows and many light ones.
                 let r = x.next_u64();
-                let id = if r % 3 == 0 { r % 4 } else { r % flows };
+                let id = if r.is_multiple_of(3) {
+                    r % 4
+                } else {
+                    r % flows
+                };
                 q.enqueue(Pk(id as u32), t, &mut d);
                 d.clear();
                 if t % 2 == 0 {
@@ -457,7 +461,7 @@ mod tests {
         let mut x = SplitMix64::new(1);
         let (mut arr, mut dr) = ([0u64; 2], [0u64; 2]);
         for t in 0..300_000u64 {
-            let id = if x.next_u64() % 2 == 0 {
+            let id = if x.next_u64().is_multiple_of(2) {
                 0
             } else {
                 1 + (x.next_u64() % 20) as u32

@@ -85,7 +85,7 @@ impl std::fmt::Debug for Pool {
 /// Rounds `bytes` up to whole lines and, when `spread`, to an odd number of lines.
 fn element_stride(bytes: usize, spread: bool) -> usize {
     let mut lines = bytes.div_ceil(LINE).max(1);
-    if spread && lines % 2 == 0 {
+    if spread && lines.is_multiple_of(2) {
         lines += 1;
     }
     lines * LINE
@@ -180,7 +180,7 @@ impl Pool {
     #[inline(always)]
     pub fn header_mut<'a, T: Plain>(&'a self, b: &'a mut Buf, off: usize) -> &'a mut T {
         assert!(off + std::mem::size_of::<T>() <= self.data_off);
-        assert!(off % std::mem::align_of::<T>() == 0 && std::mem::align_of::<T>() <= LINE);
+        assert!(off.is_multiple_of(std::mem::align_of::<T>()) && std::mem::align_of::<T>() <= LINE);
         // SAFETY: in bounds and aligned (checked above; elements are 64-byte aligned), the
         // element is exclusively ours (`&mut Buf`), and `T: Plain` is valid for any bytes.
         unsafe { &mut *(self.elem(b.0).add(off) as *mut T) }
@@ -190,7 +190,7 @@ impl Pool {
     #[inline(always)]
     pub fn header<'a, T: Plain>(&'a self, b: &'a Buf, off: usize) -> &'a T {
         assert!(off + std::mem::size_of::<T>() <= self.data_off);
-        assert!(off % std::mem::align_of::<T>() == 0 && std::mem::align_of::<T>() <= LINE);
+        assert!(off.is_multiple_of(std::mem::align_of::<T>()) && std::mem::align_of::<T>() <= LINE);
         // SAFETY: as in `header_mut`, with a shared borrow of the unique handle.
         unsafe { &*(self.elem(b.0).add(off) as *const T) }
     }

@@ -87,7 +87,7 @@ impl<'t, A: Address> DestStream<'t, A> {
 pub fn flow_of(id: u64) -> FlowKey {
     let h1 = splitmix64(id);
     let h2 = splitmix64(h1 ^ 0x5151);
-    let proto = if h2 % 5 == 0 { 17 } else { 6 };
+    let proto = if h2.is_multiple_of(5) { 17 } else { 6 };
     FlowKey::v4(
         (0x0A00_0000 | (h1 as u32 & 0x00FF_FFFF)).to_be_bytes(),
         ((h1 >> 32) as u32 | 0x0100_0000).to_be_bytes(),
