@@ -212,48 +212,43 @@ mod tests {
             .collect()
     }
 
+    /// The verdict on (label, paper, ours) rows under [`Rule::Values`].
+    fn by_values(v: &[(&str, f64, f64)], rel_tol: f64, tie: f64) -> Verdict {
+        judge(&rows(v), Rule::Values { rel_tol, tie }, "paper")
+    }
+
+    /// The verdict on (label, paper, ours) rows under [`Rule::Ordering`].
+    fn by_ordering(v: &[(&str, f64, f64)], tie: f64) -> Verdict {
+        judge(&rows(v), Rule::Ordering { tie }, "paper")
+    }
+
     #[test]
     fn within_tolerance_is_reproduced() {
-        let r = rows(&[("lru", 0.252, 0.26), ("hpc4", 0.212, 0.20)]);
-        let v = judge(
-            &r,
-            Rule::Values {
-                rel_tol: 0.1,
-                tie: 0.01,
-            },
-            "paper",
-        );
+        let v = by_values(&[("lru", 0.252, 0.26), ("hpc4", 0.212, 0.20)], 0.1, 0.01);
         assert_eq!(v.kind, Kind::Reproduced, "{v:?}");
         assert!(v.why.contains("hpc4"), "{}", v.why);
     }
 
     #[test]
     fn far_values_with_kept_order_are_same_ordering() {
-        let r = rows(&[
+        let r = [
             ("lru", 0.252, 0.32),
             ("slru", 0.227, 0.27),
             ("hpc4", 0.212, 0.23),
-        ]);
-        let v = judge(
-            &r,
-            Rule::Values {
-                rel_tol: 0.1,
-                tie: 0.01,
-            },
-            "paper",
-        );
+        ];
+        let v = by_values(&r, 0.1, 0.01);
         assert_eq!(v.kind, Kind::SameOrdering, "{v:?}");
         assert!(v.why.contains("3 orderings"), "{}", v.why);
     }
 
     #[test]
     fn an_inverted_pair_differs_and_is_named() {
-        let r = rows(&[
+        let r = [
             ("sail", 160.0, 90.0),
             ("d16r", 196.0, 80.0),
             ("tbm", 62.0, 40.0),
-        ]);
-        let v = judge(&r, Rule::Ordering { tie: 0.02 }, "paper");
+        ];
+        let v = by_ordering(&r, 0.02);
         assert_eq!(v.kind, Kind::Differs);
         assert!(v.why.contains("paper d16r > sail"), "{}", v.why);
         assert!(v.why.starts_with("1 of 3"), "{}", v.why);
@@ -262,27 +257,19 @@ mod tests {
     #[test]
     fn ties_in_the_paper_are_not_orderings() {
         // hpc2 and hpc4 are equal in the paper: their order in ours does not matter.
-        let r = rows(&[
+        let r = [
             ("hpc2", 0.212, 0.227),
             ("hpc4", 0.212, 0.226),
             ("lru", 0.252, 0.32),
-        ]);
-        let v = judge(&r, Rule::Ordering { tie: 0.01 }, "paper");
+        ];
+        let v = by_ordering(&r, 0.01);
         assert_eq!(v.kind, Kind::SameOrdering, "{v:?}");
         assert!(v.why.contains("all 2 orderings"), "{}", v.why);
     }
 
     #[test]
     fn one_value_out_of_tolerance_differs() {
-        let r = rows(&[("speed-up", 6.49, 1.5)]);
-        let v = judge(
-            &r,
-            Rule::Values {
-                rel_tol: 0.3,
-                tie: 0.0,
-            },
-            "paper",
-        );
+        let v = by_values(&[("speed-up", 6.49, 1.5)], 0.3, 0.0);
         assert_eq!(v.kind, Kind::Differs, "{v:?}");
         assert!(v.why.contains("-76.9%"), "{}", v.why);
     }
