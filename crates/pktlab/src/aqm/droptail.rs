@@ -2,7 +2,7 @@
 //! "FIFO discipline" of paper 002, §4.2, and of RED's paper, Floyd & Jacobson 1993, §1).
 
 use super::fifo::Fifo;
-use super::{Aqm, AqmPacket, AqmStats, Drops, Nanos};
+use super::{Aqm, AqmPacket, Drops, Nanos};
 
 /// Tail-drop FIFO with a limit in packets.
 #[derive(Debug)]
@@ -30,21 +30,7 @@ impl<P: AqmPacket> Aqm<P> for DropTail<P> {
         self.fifo.stats.arrivals += 1;
         self.fifo.offer(pkt, self.limit, || false, drops);
     }
-    // Trait plumbing over the shared `Fifo` (aqm/mod.rs), repeated by every FIFO-based
-    // discipline: an intentional per-discipline twin, the logic lives in `Fifo`.
-    #[inline]
-    fn dequeue(&mut self, _now: Nanos, _drops: &mut Drops<P>) -> Option<P> {
-        self.fifo.pop()
-    }
-    fn len_pkts(&self) -> usize {
-        self.fifo.len()
-    }
-    fn len_bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-    fn stats(&self) -> AqmStats {
-        self.fifo.stats()
-    }
+    super::fifo::fifo_plumbing!();
     fn name(&self) -> &'static str {
         "droptail"
     }

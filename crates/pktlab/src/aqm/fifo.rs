@@ -97,3 +97,28 @@ impl<P: AqmPacket> Fifo<P> {
         self.stats
     }
 }
+
+/// The [`super::Aqm`] methods a FIFO-based discipline delegates to its `fifo: Fifo<P>` field
+/// (dequeue, lengths, counters), written once; use inside `impl<P: AqmPacket> Aqm<P> for …`.
+macro_rules! fifo_plumbing {
+    () => {
+        #[inline]
+        fn dequeue(
+            &mut self,
+            _now: $crate::aqm::Nanos,
+            _drops: &mut $crate::aqm::Drops<P>,
+        ) -> Option<P> {
+            self.fifo.pop()
+        }
+        fn len_pkts(&self) -> usize {
+            self.fifo.len()
+        }
+        fn len_bytes(&self) -> u64 {
+            self.fifo.bytes()
+        }
+        fn stats(&self) -> $crate::aqm::AqmStats {
+            self.fifo.stats()
+        }
+    };
+}
+pub(crate) use fifo_plumbing;

@@ -312,16 +312,7 @@ impl<P: AqmPacket> Aqm<P> for FqCodel<P> {
 mod tests {
     use super::*;
 
-    #[derive(Clone, Copy, Debug, PartialEq)]
-    struct Pk(u32);
-    impl AqmPacket for Pk {
-        fn flow(&self) -> u32 {
-            self.0
-        }
-        fn bytes(&self) -> u32 {
-            1000
-        }
-    }
+    use crate::aqm::TestPkt as Pk;
 
     #[test]
     fn codel_drops_a_standing_queue_and_shares_fairly() {

@@ -23,6 +23,21 @@ pub mod red;
 pub mod sred;
 pub mod zlred;
 
+/// A test packet of flow `.0`, 1,000 bytes (the disciplines' unit tests share it).
+#[cfg(test)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct TestPkt(pub u32);
+
+#[cfg(test)]
+impl AqmPacket for TestPkt {
+    fn flow(&self) -> u32 {
+        self.0
+    }
+    fn bytes(&self) -> u32 {
+        1000
+    }
+}
+
 pub use choke::Choke;
 pub use droptail::DropTail;
 pub use drr::Drr;

@@ -20,7 +20,7 @@
 //! ([`FlowKey::FiveTuple`], [`AqmPacket::flow`]).
 
 use super::fifo::Fifo;
-use super::{Aqm, AqmPacket, AqmStats, Drops, Nanos};
+use super::{Aqm, AqmPacket, Drops, Nanos};
 use crate::util::SplitMix64;
 
 /// Which packet fields form the flow id of the zombie list.
@@ -338,21 +338,7 @@ impl<P: AqmPacket> Aqm<P> for Sred<P> {
         self.fifo
             .offer(pkt, self.limit, || p > 0.0 && rng.next_f64() < p, drops);
     }
-    // Trait plumbing over the shared `Fifo` (aqm/mod.rs), repeated by every FIFO-based
-    // discipline: an intentional per-discipline twin, the logic lives in `Fifo`.
-    #[inline]
-    fn dequeue(&mut self, _now: Nanos, _drops: &mut Drops<P>) -> Option<P> {
-        self.fifo.pop()
-    }
-    fn len_pkts(&self) -> usize {
-        self.fifo.len()
-    }
-    fn len_bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-    fn stats(&self) -> AqmStats {
-        self.fifo.stats()
-    }
+    super::fifo::fifo_plumbing!();
     fn name(&self) -> &'static str {
         "sred"
     }
@@ -365,16 +351,7 @@ impl<P: AqmPacket> Aqm<P> for Sred<P> {
 mod tests {
     use super::*;
 
-    #[derive(Clone, Copy, Debug, PartialEq)]
-    struct Pk(u32);
-    impl AqmPacket for Pk {
-        fn flow(&self) -> u32 {
-            self.0
-        }
-        fn bytes(&self) -> u32 {
-            1000
-        }
-    }
+    use crate::aqm::TestPkt as Pk;
 
     /// Eq. (1) as the paper writes it, on the queue length as a real number.
     fn p1(q: usize, th: f64, b3: f64, p_max: f64) -> f64 {

@@ -21,7 +21,7 @@
 
 use super::fifo::Fifo;
 use super::sred::{p3, FlowKey, SredParams, Steps, ZombieEvent, ZombieList};
-use super::{Aqm, AqmPacket, AqmStats, Drops, Nanos};
+use super::{Aqm, AqmPacket, Drops, Nanos};
 use crate::util::SplitMix64;
 
 /// ZL-RED parameters.
@@ -345,21 +345,7 @@ impl<P: AqmPacket> Aqm<P> for ZlRed<P> {
         self.fifo
             .offer(pkt, self.limit, || p > 0.0 && rng.next_f64() < p, drops);
     }
-    // Trait plumbing over the shared `Fifo` (aqm/mod.rs), repeated by every FIFO-based
-    // discipline: an intentional per-discipline twin, the logic lives in `Fifo`.
-    #[inline]
-    fn dequeue(&mut self, _now: Nanos, _drops: &mut Drops<P>) -> Option<P> {
-        self.fifo.pop()
-    }
-    fn len_pkts(&self) -> usize {
-        self.fifo.len()
-    }
-    fn len_bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-    fn stats(&self) -> AqmStats {
-        self.fifo.stats()
-    }
+    super::fifo::fifo_plumbing!();
     fn name(&self) -> &'static str {
         "zlred"
     }
@@ -373,16 +359,7 @@ mod tests {
     use super::*;
     use std::collections::HashMap;
 
-    #[derive(Clone, Copy, Debug, PartialEq)]
-    struct Pk(u32);
-    impl AqmPacket for Pk {
-        fn flow(&self) -> u32 {
-            self.0
-        }
-        fn bytes(&self) -> u32 {
-            1000
-        }
-    }
+    use crate::aqm::TestPkt as Pk;
 
     fn brute(zl: &ZombieList) -> (u64, HashMap<u64, u64>) {
         let mut f = HashMap::new();
