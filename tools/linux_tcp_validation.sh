@@ -26,7 +26,8 @@
 #   linux_tcp_validation.sh run NAME OUTDIR   one run, parameters from the environment:
 #       BOTTLENECK=kernel|pktlab  RATE=20 (Mb/s)  DELAY=40 (ms, RTT)  BUFFER=100 (packets)
 #       AQM=droptail (pktlab bottleneck)  SECONDS_RUN=30  RENO=0 CUBIC=0 BBR=0 (flows of each)
-#     writes OUTDIR/forward.json, OUTDIR/iperf-ALGO.json, OUTDIR/summary.json
+#     writes OUTDIR/forward.json, OUTDIR/iperf-ALGO.json, OUTDIR/summary.json, and
+#     OUTDIR/ss.txt (`ss -tin` of the senders every 0.5 s: cwnd, BBR's bw and mrtt)
 #   linux_tcp_validation.sh matrix OUTDIR     the doc's runs (3 runs × reno, cubic, bbr ×
 #       kernel and pktlab bottlenecks; BOTTLENECKS="pktlab" for one kind), one fresh topology per run
 set -euo pipefail
@@ -132,6 +133,12 @@ run() {
       -C "$algo" -P "$flows" -t "$secs" -O 5 -J >"$out/iperf-$algo.json" 2>"$out/iperf-$algo.err" &
     pids+=($!)
   done
+  # The senders' TCP state (cwnd, and BBR's bw / min RTT estimates), every half second.
+  for _ in $(seq $((2 * secs))); do
+    echo "T $(date +%s.%N)"
+    ip netns exec "$n-snd" ss -tin state established dst 10.3.0.2
+    sleep 0.5
+  done >"$out/ss.txt" 2>/dev/null &
   # Queue at the kernel bottleneck, sampled every second (backlog in packets).
   if [[ $bottleneck == kernel ]]; then
     for _ in $(seq "$secs"); do
