@@ -139,6 +139,7 @@ run() {
     ip netns exec "$n-snd" ss -tin state established dst 10.3.0.2
     sleep 0.5
   done >"$out/ss.txt" 2>/dev/null &
+  local sspid=$!
   # Queue at the kernel bottleneck, sampled every second (backlog in packets).
   if [[ $bottleneck == kernel ]]; then
     for _ in $(seq "$secs"); do
@@ -147,6 +148,7 @@ run() {
     done >"$out/kernel-backlog.txt" &
   fi
   for p in "${pids[@]}"; do wait "$p" || true; done
+  kill "$sspid" 2>/dev/null || true
   wait "$fpid" || true
   [[ $bottleneck == kernel ]] && ip netns exec "$n-bot" tc -s qdisc show dev b1 >"$out/tc.txt"
   python3 "$here/linux_tcp_summary.py" "$out" "$rate" >"$out/summary.json"
