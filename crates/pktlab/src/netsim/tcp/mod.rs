@@ -240,6 +240,9 @@ pub struct TcpSender {
     rto: Time,
     has_rtt: bool,
     timeouts_in_row: u32,
+    /// Time of the last retransmission timeout (SACK senders take no RTT sample from a
+    /// segment sent before it; see [`TcpSender::on_ack_info`]).
+    last_timeout: Time,
     sent_at: Vec<Time>,
     retx: Vec<bool>,
     mask: u32,
@@ -296,6 +299,7 @@ impl TcpSender {
             rto: cfg.initial_rto.clamp(cfg.min_rto, cfg.max_rto),
             has_rtt: false,
             timeouts_in_row: 0,
+            last_timeout: 0,
             sent_at: vec![0; cap as usize],
             retx: vec![false; cap as usize],
             mask: cap - 1,
@@ -421,7 +425,17 @@ impl TcpSender {
         if ack > self.snd_una && ack <= self.max_sent {
             let newly = ack - self.snd_una;
             let idx = ((ack - 1) & self.mask) as usize;
-            if !self.retx[idx] {
+            // Karn: no sample from a retransmitted segment. With SACK, also none from a
+            // segment delivered before this ACK: one SACKed earlier (Linux takes RTT samples
+            // only from skbs not `TCPCB_SACKED_ACKED`), or one sent before the last timeout,
+            // whose SACK the timeout erased from the scoreboard (ns-3 clears its RTT history
+            // on a timeout). Otherwise the cumulative ACK that fills a hole would time the
+            // hole's highest SACKed neighbour from its first transmission, seconds ago.
+            let fresh = self
+                .sb
+                .as_deref()
+                .is_none_or(|sb| !sb.is_sacked(ack - 1) && self.sent_at[idx] >= self.last_timeout);
+            if !self.retx[idx] && fresh {
                 let r = now.saturating_sub(self.sent_at[idx]);
                 self.rtt_sample(r);
                 self.vegas.sample(r);
@@ -593,6 +607,7 @@ impl TcpSender {
     /// Retransmission timeout: collapse the window, back off, go back to `snd_una`.
     fn timeout(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.stats.timeouts += 1;
+        self.last_timeout = now;
         // RFC 5681 §3.1: ssthresh = max(FlightSize/2, 2), but held constant when the
         // segment had already been retransmitted by the timer.
         if self.timeouts_in_row == 0 {

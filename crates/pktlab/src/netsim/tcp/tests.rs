@@ -535,3 +535,59 @@ fn bbr_with_sack_under_loss_keeps_btlbw_at_the_path_rate() {
         s.bbr().unwrap().bdp(1.0)
     );
 }
+
+/// Issue 17: a SACK sender times only segments this ACK delivered. The cumulative ACK that
+/// fills a hole also covers segments SACKed long before (and, after a timeout, segments
+/// whose SACKs the timeout erased); timing them from their first transmission gave RTT
+/// samples of seconds under heavy loss, an RTO of tens of seconds and flows stalled that
+/// long (BBR under RED, docs/results/netsim.md).
+#[test]
+fn sack_sender_takes_no_rtt_sample_from_segments_delivered_earlier() {
+    let cfg = TcpConfig {
+        sack: true,
+        ..TcpConfig::default()
+    };
+    let (mut s, mut out) = sender_with(&cfg, 10.0);
+    s.on_ack(1, 100 * MS, &mut out); // segment 0: a valid 100 ms sample
+    assert_eq!(s.srtt(), (100 * MS) as f64);
+    let sack_run = |s: &mut TcpSender, out: &mut Vec<Packet>, una: u32, t0: Time| {
+        // Segment `una` lost, every later one SACKed, 1 ms apart from `t0`.
+        let top = s.snd_nxt();
+        for (k, q) in (una + 1..top).enumerate() {
+            let a = AckInfo {
+                seq: una,
+                ece: false,
+                sack: [(una + 1, q + 1), (0, 0), (0, 0)],
+                nsack: 1,
+            };
+            s.on_ack_info(&a, t0 + k as u64 * MS, out);
+        }
+        top
+    };
+    // 1. A hole filled 110 ms later: the ACK covers segments SACKed ~100 ms before.
+    let top = sack_run(&mut s, &mut out, 1, 101 * MS);
+    assert!(s.in_recovery());
+    s.on_ack(top, 210 * MS, &mut out);
+    assert!(!s.in_recovery());
+    assert_eq!(
+        s.srtt(),
+        (100 * MS) as f64,
+        "no sample from a segment SACKed before"
+    );
+    // 2. The next hole's retransmission is lost too: a timeout, then the ACK after it.
+    out.clear();
+    let una = s.snd_una();
+    let top = sack_run(&mut s, &mut out, una, 320 * MS);
+    assert!(s.in_recovery());
+    while s.stats.timeouts == 0 {
+        let t = s.take_timer().expect("armed");
+        s.on_timer(t, t, &mut out);
+    }
+    let after = s.srtt();
+    s.on_ack(top, 2_500 * MS, &mut out);
+    assert_eq!(
+        s.srtt(),
+        after,
+        "no sample from a segment sent before the timeout"
+    );
+}

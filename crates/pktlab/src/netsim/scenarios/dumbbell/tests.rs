@@ -198,7 +198,16 @@ fn ecn_marks_replace_early_drops_and_senders_react() {
         c.tcp.ecn = true;
         c.tcp.sack = true;
         let r = run(&c).unwrap();
-        assert_eq!(r.early_drops, 0, "{}: marks, not early drops", c.aqm.name());
+        // Data segments are ECT and get marked; only retransmissions (not ECT, RFC 3168
+        // §6.1.5) can still be dropped early, e.g. after a buffer overflow.
+        let retx: u64 = r.flows.iter().map(|f| f.retransmits).sum();
+        assert!(
+            r.early_drops <= retx,
+            "{}: {} early drops, {} retransmissions: ECT segments dropped",
+            c.aqm.name(),
+            r.early_drops,
+            retx
+        );
         assert!(r.ecn_marks > 0, "{}", c.aqm.name());
         assert!(
             r.flows.iter().all(|f| f.ecn_reductions > 0),
