@@ -267,13 +267,18 @@ impl TcpSender {
         b.tx_first_sent[idx] = b.first_sent_time;
     }
 
-    /// Segments BBR counts in flight (SACKed and, without SACK, duplicate-ACKed ones left).
-    fn bbr_inflight(&self) -> f64 {
+    /// Segments BBR counts in flight (Linux `tcp_packets_in_flight`): with SACK, RFC 6675's
+    /// pipe — SACKed and lost-but-not-retransmitted segments excluded; without, the
+    /// duplicate-ACKed ones left out during recovery.
+    fn bbr_inflight(&mut self) -> f64 {
+        if let Some((pipe, _)) = self.sack_pipe() {
+            return pipe as f64;
+        }
         let flight = self.snd_nxt.saturating_sub(self.snd_una) as f64;
-        let gone = match &self.sb {
-            Some(sb) => sb.count() as f64,
-            None if self.in_recovery => self.dupacks as f64,
-            None => 0.0,
+        let gone = if self.in_recovery {
+            self.dupacks as f64
+        } else {
+            0.0
         };
         (flight - gone).max(0.0)
     }

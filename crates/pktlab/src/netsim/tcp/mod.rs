@@ -9,9 +9,10 @@
 //!
 //! Sequence numbers count segments. The sender never runs out of data. Without SACK the
 //! receiver sends cumulative ACKs only; after a timeout the sender goes back to `snd_una`
-//! (go-back-N), as BSD and ns-3 without SACK do (with SACK the scoreboard is cleared then,
-//! RFC 2018 §8). RTT is sampled on every ACK whose newest acknowledged segment was sent once
-//! (Karn; no timestamp option).
+//! (go-back-N), as BSD and ns-3 without SACK do; with SACK it keeps the scoreboard and
+//! resends only the un-SACKed segments (RFC 6675 §5.1, [`sack`]). RTT is sampled on every
+//! ACK whose newest acknowledged segment was sent once (Karn; no timestamp option) and, with
+//! SACK, was delivered by that ACK.
 
 pub mod bbr;
 pub mod cubic;
@@ -234,6 +235,9 @@ pub struct TcpSender {
     ssthresh: f64,
     dupacks: u32,
     in_recovery: bool,
+    /// SACK loss recovery entered by a timeout (RFC 6675 §5.1; Linux `TCP_CA_Loss`): every
+    /// un-SACKed segment up to `recover` is lost, and the window grows as outside recovery.
+    rto_loss: bool,
     recover: i64,
     srtt: f64,
     rttvar: f64,
@@ -293,6 +297,7 @@ impl TcpSender {
             ssthresh: cfg.rwnd as f64,
             dupacks: 0,
             in_recovery: false,
+            rto_loss: false,
             recover: -1,
             srtt: 0.0,
             rttvar: 0.0,
@@ -454,12 +459,22 @@ impl TcpSender {
             }
             self.snd_una = ack;
             self.timeouts_in_row = 0;
+            if self.sb.is_some() && self.has_rtt && rtt.is_none() {
+                // SACK: new data acknowledged ends the timer backoff even without a clean
+                // sample (ns-3 recomputes the RTO from SRTT on every new ACK; Linux, with
+                // timestamps, samples every ACK). Karn's rule alone would keep a backed-off
+                // RTO through a long SACK recovery, where clean samples are rare.
+                self.set_rto();
+            }
             if self.snd_nxt < ack {
                 self.snd_nxt = ack;
             }
             self.dupacks = 0;
             if self.in_recovery {
                 if self.sb.is_some() {
+                    if self.rto_loss {
+                        self.grow_on_new_ack(ack, rtt, now);
+                    }
                     if ack as i64 > self.recover {
                         self.exit_recovery();
                     }
@@ -472,12 +487,7 @@ impl TcpSender {
                     self.cwnd = (self.cwnd - newly as f64 + 1.0).max(1.0);
                 }
             } else {
-                match self.kind {
-                    TcpKind::Reno => self.reno_on_new_ack(),
-                    TcpKind::Vegas => self.vegas_on_new_ack(now),
-                    TcpKind::Cubic => self.cubic_on_new_ack(ack, rtt, now),
-                    TcpKind::Bbr => {}
-                }
+                self.grow_on_new_ack(ack, rtt, now);
             }
             if self.kind == TcpKind::Vegas && !self.in_recovery {
                 self.vegas_post_retransmit_check(now, out);
@@ -519,10 +529,23 @@ impl TcpSender {
         self.transmit(now, out);
     }
 
+    /// The variant's window growth on an ACK of new data (BBR sets its cwnd in
+    /// `bbr_on_ack`).
+    #[inline]
+    fn grow_on_new_ack(&mut self, ack: u32, rtt: Option<Time>, now: Time) {
+        match self.kind {
+            TcpKind::Reno => self.reno_on_new_ack(),
+            TcpKind::Vegas => self.vegas_on_new_ack(now),
+            TcpKind::Cubic => self.cubic_on_new_ack(ack, rtt, now),
+            TcpKind::Bbr => {}
+        }
+    }
+
     /// Leaves fast recovery (the window was already set by the variant).
     #[inline]
     fn exit_recovery(&mut self) {
         self.in_recovery = false;
+        self.rto_loss = false;
         if self.kind == TcpKind::Bbr {
             self.bbr_exit_recovery();
         }
@@ -620,18 +643,27 @@ impl TcpSender {
         if self.kind == TcpKind::Bbr {
             self.bbr_on_timeout();
         }
-        if let Some(sb) = self.sb.as_deref_mut() {
-            sb.clear(self.snd_una, self.max_sent);
-        }
         self.timeouts_in_row += 1;
         self.cwnd = 1.0;
         self.dupacks = 0;
-        self.in_recovery = false;
         self.recover = self.max_sent as i64 - 1;
         self.rto = (self.rto * 2).min(self.max_rto);
-        self.snd_nxt = self.snd_una;
         self.vegas.on_timeout(now, self.snd_una);
         self.deadline = None;
+        if let Some(sb) = self.sb.as_deref_mut() {
+            // SACK: keep the scoreboard (RFC 6675 §5.1 and its erratum 1610: the receiver
+            // never reneges here; Linux and ns-3 keep it too), count every un-SACKed segment
+            // up to the recovery point lost, and resend them in order, lowest first, as the
+            // pipe allows — not go-back-N over segments the receiver already holds.
+            self.in_recovery = true;
+            self.rto_loss = true;
+            sb.high_rxt = self.snd_una;
+            self.emit(self.snd_una, now, out);
+            self.restart_timer(now);
+            return;
+        }
+        self.in_recovery = false;
+        self.snd_nxt = self.snd_una;
         self.send_allowed(now, out);
     }
 
@@ -720,6 +752,12 @@ impl TcpSender {
             self.rttvar = r / 2.0;
             self.has_rtt = true;
         }
+        self.set_rto();
+    }
+
+    /// RTO = SRTT + max(G, 4·RTTVAR), clamped (RFC 6298 §2.3): clears any backoff.
+    #[inline]
+    fn set_rto(&mut self) {
         let rto = self.srtt + (self.gran as f64).max(4.0 * self.rttvar);
         self.rto = (rto as Time).clamp(self.min_rto, self.max_rto);
     }

@@ -6,8 +6,10 @@
 //! `ssthresh` and segments leave while `cwnd − pipe ≥ 1`: first the lowest segment above
 //! `HighRxt` that is not SACKed and `IsLost` (at least `DupThresh` SACKed segments above it),
 //! then new data. Recovery ends when the cumulative ACK passes the recovery point. Rule 3
-//! (re-sending a not-yet-lost hole) is not needed: the sender always has new data. After a
-//! retransmission timeout the scoreboard is cleared (RFC 2018 §8: the receiver may renege).
+//! (re-sending a not-yet-lost hole) is not needed: the sender always has new data. A
+//! retransmission timeout keeps the scoreboard (RFC 6675 §5.1 with erratum 1610: pktlab's
+//! receiver never reneges; Linux and ns-3 keep it too) and starts the same recovery with
+//! every un-SACKed segment up to the recovery point lost, cwnd 1 growing as outside recovery.
 
 use super::{Packet, TcpSender, Time};
 
@@ -161,21 +163,36 @@ impl Scoreboard {
 }
 
 impl TcpSender {
+    /// RFC 6675 `SetPipe` with the loss boundary `L` (every un-SACKed segment `≤ L` is lost;
+    /// after a timeout, every one up to the recovery point): `(pipe, L)` — un-SACKed segments
+    /// above `L`, plus un-SACKed ones up to `HighRxt` (lost and retransmitted). `None`
+    /// without SACK.
+    pub(super) fn sack_pipe(&mut self) -> Option<(u32, Option<u32>)> {
+        let (una, nxt, dupthresh) = (self.snd_una, self.snd_nxt, self.dupthresh);
+        let (rto_loss, recover) = (self.rto_loss, self.recover);
+        let sb = self.sb.as_deref_mut()?;
+        let mut lost = sb.lost_boundary(una, nxt, dupthresh);
+        if rto_loss {
+            // After a timeout everything un-SACKed up to the recovery point is lost.
+            let rp = (recover.max(0) as u32).min(nxt.saturating_sub(1));
+            lost = Some(lost.map_or(rp, |l| l.max(rp)));
+        }
+        let mut pipe = sb.unsacked(lost.map_or(una, |l| l + 1), nxt);
+        if sb.high_rxt >= una {
+            pipe += sb.unsacked(una, (sb.high_rxt + 1).min(nxt));
+        }
+        Some((pipe, lost))
+    }
+
     /// RFC 6675 §5 step (C): while `cwnd − pipe ≥ 1`, send `NextSeg()` (rule 1: the lowest
     /// lost, un-SACKed segment above `HighRxt`; rule 2: new data).
     pub(super) fn sack_transmit(&mut self, now: Time, out: &mut Vec<Packet>) {
-        let (una, dupthresh) = (self.snd_una, self.dupthresh);
-        let Some(sb) = self.sb.as_deref_mut() else {
+        let una = self.snd_una;
+        let Some((pipe, lost)) = self.sack_pipe() else {
             return;
         };
-        let nxt = self.snd_nxt;
-        let lost = sb.lost_boundary(una, nxt, dupthresh);
-        let high_rxt = sb.high_rxt;
-        // SetPipe: un-SACKed and not lost, plus un-SACKed and retransmitted.
-        let mut pipe = sb.unsacked(lost.map_or(una, |l| l + 1), nxt) as f64;
-        if high_rxt >= una {
-            pipe += sb.unsacked(una, (high_rxt + 1).min(nxt)) as f64;
-        }
+        let mut pipe = pipe as f64;
+        let high_rxt = self.sb.as_deref().map_or(0, |sb| sb.high_rxt);
         let mut cursor = (high_rxt + 1).max(una);
         let before = self.snd_nxt;
         while self.cwnd - pipe >= 1.0 {
@@ -190,6 +207,10 @@ impl TcpSender {
                 }
             }
             if let Some(h) = hole {
+                // Paced like new data (Linux and ns-3 pace every segment).
+                if !self.pace(now) {
+                    break;
+                }
                 self.emit(h, now, out);
                 if let Some(sb) = self.sb.as_deref_mut() {
                     sb.high_rxt = h;

@@ -164,7 +164,7 @@ fn lossless_path(
         buffer: u32::MAX,
         sack: false,
     };
-    path_run(s, &path, until, |_| false, on_ack)
+    path_run(s, &path, until, |_, _, _| false, on_ack)
 }
 
 /// A one-sender path: FIFO bottleneck of `bw_bps` holding at most `buffer` packets waiting
@@ -177,13 +177,14 @@ struct TestPath {
     sack: bool,
 }
 
-/// Runs `s` over `path` until `until`; `drop(k)` may also drop the k-th data packet offered
-/// to the bottleneck (random loss). Calls `on_ack` after every ACK; returns the sender.
+/// Runs `s` over `path` until `until`; `drop(k, packet, now)` sees every data packet offered
+/// to the bottleneck (the k-th, at `now`) and may also drop it (random loss). Calls `on_ack`
+/// after every ACK; returns the sender.
 fn path_run(
     mut s: TcpSender,
     path: &TestPath,
     until: Time,
-    mut drop: impl FnMut(u64) -> bool,
+    mut drop: impl FnMut(u64, &Packet, Time) -> bool,
     mut on_ack: impl FnMut(&TcpSender, Time),
 ) -> TcpSender {
     use crate::netsim::link::Pipe;
@@ -212,7 +213,7 @@ fn path_run(
             offered += 1;
             let tx = crate::netsim::tx_time(p.size, bw_bps);
             let waiting = busy_until.saturating_sub(now) / tx;
-            if waiting > path.buffer as u64 || drop(offered) {
+            if drop(offered, &p, now) || waiting > path.buffer as u64 {
                 continue;
             }
             n += 1;
@@ -515,7 +516,7 @@ fn bbr_with_sack_under_loss_keeps_btlbw_at_the_path_rate() {
         s,
         &path,
         30 * SEC,
-        |_| rng.next_u64() % 100 < 3,
+        |_, _, _| rng.next_u64() % 100 < 3,
         |s, _| max_bw = max_bw.max(s.bbr().unwrap().btl_bw()),
     );
     assert!(
@@ -589,5 +590,147 @@ fn sack_sender_takes_no_rtt_sample_from_segments_delivered_earlier() {
         s.srtt(),
         after,
         "no sample from a segment sent before the timeout"
+    );
+}
+
+/// Segments 0..20 sent; 0 and 10 lost, their fast retransmissions lost too, every other
+/// segment SACKed: a SACK sender ready to time out (srtt 100 ms, min RTO 1 s).
+fn sack_sender_before_timeout() -> (TcpSender, Vec<Packet>) {
+    let cfg = TcpConfig {
+        sack: true,
+        ..TcpConfig::default()
+    };
+    let (mut s, mut out) = sender_with(&cfg, 20.0);
+    out.clear();
+    for (k, q) in (1..20u32).filter(|q| *q != 10).enumerate() {
+        let blocks = if q < 10 {
+            [(1, q + 1), (0, 0), (0, 0)]
+        } else {
+            [(11, q + 1), (1, 10), (0, 0)]
+        };
+        let a = AckInfo {
+            seq: 0,
+            ece: false,
+            sack: blocks,
+            nsack: if q < 10 { 1 } else { 2 },
+        };
+        s.on_ack_info(&a, (100 + k as u64) * MS, &mut out);
+    }
+    assert!(s.in_recovery());
+    let rtx: Vec<u32> = out.iter().filter(|p| p.seq < 20).map(|p| p.seq).collect();
+    assert_eq!(rtx, vec![0, 10], "both holes fast-retransmitted");
+    out.clear();
+    (s, out)
+}
+
+/// Issue 17: a SACK sender's timeout keeps the scoreboard (RFC 6675 §5.1; Linux and ns-3)
+/// and resends only the holes, not go-back-N over segments the receiver holds.
+#[test]
+fn sack_timeout_resends_only_the_holes() {
+    let (mut s, mut out) = sack_sender_before_timeout();
+    while s.stats.timeouts == 0 {
+        let t = s.take_timer().expect("armed");
+        s.on_timer(t, t, &mut out);
+    }
+    assert_eq!(s.cwnd(), 1.0);
+    let t = s.take_timer().expect("re-armed");
+    // The holes' retransmissions arrive, one ACK each (nothing above 20 was sent).
+    s.on_ack_info(
+        &AckInfo {
+            seq: 10,
+            ece: false,
+            sack: [(11, 20), (0, 0), (0, 0)],
+            nsack: 1,
+        },
+        t - 500 * MS,
+        &mut out,
+    );
+    s.on_ack(s.snd_nxt(), t - 400 * MS, &mut out);
+    // Resent: the two holes, and the segments sent during the fast recovery (20..) that no
+    // ACK covered; never one of the SACKed 1..=9, 11..=19 (go-back-N resent all of them).
+    let seqs: Vec<u32> = out.iter().map(|p| p.seq).collect();
+    assert_eq!(&seqs[..2], &[0, 10], "{seqs:?}");
+    assert!(
+        seqs.iter().all(|q| *q == 0 || *q == 10 || *q >= 20),
+        "{seqs:?}"
+    );
+}
+
+/// Issue 17: with SACK, an ACK of new data ends the timer backoff even when Karn's rule
+/// forbids a sample (ns-3 recomputes the RTO on every new ACK), so a long recovery does not
+/// keep a backed-off RTO.
+#[test]
+fn sack_new_ack_clears_the_rto_backoff() {
+    let (mut s, mut out) = sack_sender_before_timeout();
+    // The window was never timed (its only ACKs were duplicates): give the sender an RTT.
+    s.rtt_sample(100 * MS);
+    while s.stats.timeouts == 0 {
+        let t = s.take_timer().expect("armed");
+        s.on_timer(t, t, &mut out);
+    }
+    let t = s.take_timer().expect("re-armed");
+    assert_eq!(s.rto(), 2 * SEC, "backed off");
+    // The head's retransmission is acknowledged: no clean sample, yet the backoff ends.
+    let rtt_before = s.srtt();
+    s.on_ack_info(
+        &AckInfo {
+            seq: 10,
+            ece: false,
+            sack: [(11, 20), (0, 0), (0, 0)],
+            nsack: 1,
+        },
+        t - 1_800 * MS,
+        &mut out,
+    );
+    assert_eq!(s.srtt(), rtt_before, "no sample");
+    assert_eq!(s.rto(), SEC, "RTO back to max(SRTT + 4 RTTVAR, min RTO)");
+}
+
+/// Issue 17: a paced (BBR) SACK sender paces its retransmissions like new data (Linux and
+/// ns-3 pace every segment): never more than one segment leaves per pacing slot, except the
+/// single head retransmission of a fast retransmit or timeout.
+#[test]
+fn bbr_paces_sack_retransmissions() {
+    let cfg = TcpConfig {
+        sack: true,
+        init_cwnd: 10,
+        min_rto: 200 * MS,
+        ..TcpConfig::default()
+    };
+    let s = TcpSender::new(0, TcpKind::Bbr, &cfg);
+    let path = TestPath {
+        bw_bps: 10_000_000,
+        one_way: 20 * MS,
+        buffer: 1000,
+        sack: true,
+    };
+    let mut rng = crate::util::SplitMix64::new(5);
+    let (mut last, mut at_once, mut worst, mut max_seq) = (0 as Time, 0u32, 0u32, 0u32);
+    let mut retx_bursts = 0u32;
+    let s = path_run(
+        s,
+        &path,
+        20 * SEC,
+        |_, p, now| {
+            let retx = p.seq < max_seq;
+            max_seq = max_seq.max(p.seq + 1);
+            if now == last {
+                at_once += 1;
+                if retx && at_once >= 2 {
+                    retx_bursts += 1;
+                }
+            } else {
+                (last, at_once) = (now, 1);
+            }
+            worst = worst.max(at_once);
+            rng.next_u64() % 100 < 5
+        },
+        |_, _| {},
+    );
+    assert!(s.stats.fast_retransmits > 5, "{:?}", s.stats);
+    assert!(s.bbr().unwrap().full_bw_reached);
+    assert!(
+        worst <= 2,
+        "{worst} segments at one instant ({retx_bursts} retransmission bursts)"
     );
 }
