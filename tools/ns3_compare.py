@@ -6,6 +6,8 @@ Reads `pk-MIX-AQM-sS.json` (`pktlab aqm sim --json`) from --pktlab and `ns3-MIX-
 mean over seeds with the range in parentheses, then whether each pktlab metric is within the
 tolerance of docs/results/netsim.md ("Modern TCP: pktlab vs ns-3") of the ns-3 mean.
 Utilisation is goodput-based on both sides (sum of goodputs / 45 Mb/s). See tools/README.md.
+`--ns3-rows FILE` takes the ns-3 rows of an earlier table (this tool's output) for the (MIX, AQM)
+pairs without ns-3 JSON; they are marked "(earlier run)" (ns-3 3.44 is deterministic per seed).
 """
 import argparse
 import glob
@@ -18,6 +20,9 @@ p = argparse.ArgumentParser()
 p.add_argument("--pktlab", required=True, help="directory of pk-MIX-AQM-sS.json")
 p.add_argument("--ns3", required=True, help="directory of ns3-MIX-AQM-sS.json")
 p.add_argument("--bw", type=float, default=45.0, help="bottleneck Mb/s")
+p.add_argument("--ns3-rows", help="markdown table with ns-3 rows of an earlier run (this tool's "
+               "output format): used for (mix, AQM) pairs without ns-3 JSON in --ns3; ns-3 3.44 "
+               "runs are deterministic per seed, so earlier rows stand for a rerun")
 a = p.parse_args()
 
 MIXES = ["cubic", "bbr", "newreno", "mix"]
@@ -75,6 +80,27 @@ def cell(runs, k):
 
 
 COLS = ["per_flow", "first_share", "jain", "util", "loss", "queue"]
+
+
+def earlier_rows(path):
+    """(mix, aqm) -> (seeds, cell texts, means) from the ns-3 rows of an earlier table."""
+    rows = {}
+    if not path:
+        return rows
+    for line in open(path):
+        c = [x.strip() for x in line.strip().strip("|").split("|")]
+        if len(c) < 10 or c[2] != "ns-3":
+            continue
+        cells = c[4:10]
+        means = {}
+        for k, txt in zip(COLS, cells):
+            if txt != "–":
+                means[k] = float(txt.split()[0])
+        rows[(c[0], c[1])] = (c[3], cells, means)
+    return rows
+
+
+EARLIER = earlier_rows(a.ns3_rows)
 print("| mix | AQM | simulator | seeds | Mb/s per flow | first algorithm's share | Jain | "
       "goodput utilisation | loss rate | mean queue (pkts) | outside tolerance |")
 print("|---|---|---|---|---|---|---|---|---|---|---|")
@@ -82,7 +108,20 @@ for mix in MIXES:
     for aqm in AQMS:
         pk, n3 = load(a.pktlab, "pk", mix, aqm), load(a.ns3, "ns3", mix, aqm)
         means = {}
+        earlier = EARLIER.get((mix, aqm)) if not n3 else None
         for name, runs in (("pktlab", pk), ("ns-3", n3)):
+            if name == "ns-3" and earlier:
+                seeds, cells, m = earlier
+                means["ns-3"] = m
+                bad = []
+                for k, (ab, rel) in TOL.items():
+                    if k in means.get("pktlab", {}) and k in m:
+                        d = means["pktlab"][k] - m[k]
+                        if abs(d) > max(ab, rel * abs(m[k])):
+                            bad.append(k)
+                print("| %s | %s | ns-3 | %s (earlier run) | %s | %s |"
+                      % (mix, aqm, seeds, " | ".join(cells), ", ".join(bad) if bad else "none"))
+                continue
             if not runs:
                 continue
             cells = []

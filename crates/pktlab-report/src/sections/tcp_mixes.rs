@@ -203,7 +203,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     b.notes.push(
         "a = the first algorithm named in the mix, b = the second; share = a's goodput ÷ (a + b); Jain = Jain's index over all connections; values are means over seeds (min and max per point in results.json). ECN on: ECT senders, RED/SRED/ZL-RED/FQ-CoDel mark instead of dropping early (RFC 3168); BBR v1 ignores ECE, as Linux's does.".into(),
     );
-    b.notes.push("Validation against ns-3 3.44 (docs/results/netsim.md, \"Modern TCP: pktlab vs ns-3\"): CUBIC and NewReno with SACK agree under RED and FQ-CoDel; pktlab's BBR v1 does not — under loss with SACK its bandwidth estimate exceeds the link rate (17–33 % loss where ns-3 has 0.5–13 %), so read the BBR rows as this simulator's BBR, not Linux's or ns-3's.".into());
+    b.notes.push("Validation against ns-3 3.44 (docs/results/netsim.md, \"Modern TCP: pktlab vs ns-3\", 3 seeds each side): CUBIC, NewReno and BBR v1 with SACK, alone and as the 10 CUBIC + 10 BBR mix, agree under RED and FQ-CoDel (mix: CUBIC's share 0.03 vs 0.04 under RED, 0.50 vs 0.50 under FQ-CoDel). Under DropTail utilisation and queue agree, but with equal access and bottleneck rates pktlab's full queue concentrates its losses on a few flows (a tie-breaking artefact of the event order, explained there), so DropTail shares and Jain are less reliable than the AQM rows.".into());
     if ctx.scale != Scale::Full {
         b.notes.push(format!(
             "Quick run: {} s simulated per run, one seed; the full run uses 200 s (50 s warm-up) and 3 seeds.",
