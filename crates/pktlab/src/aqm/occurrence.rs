@@ -3,11 +3,12 @@
 //! closed hashing so that every arrival costs O(1).
 //!
 //! Layout (this implementation's choice; the paper fixes only "2m entries, closed hashing"):
-//! the `2m` slots (rounded up to a power of two, at least one bucket) are grouped in
+//! the `2m` slots (rounded up to a power of two, at least two buckets) are grouped in
 //! **buckets of four** — four keys and their four occurrences in one 64-byte cache line — and
 //! a flow lives in its home bucket (Fibonacci hashing: one multiply, the top bits) or, when
 //! that bucket was full at insertion, in one of the buckets after it (linear probing by
-//! bucket). Each bucket keeps an **overflow count**: how many live flows whose home bucket
+//! bucket). Beside the buckets, a small array of meta words keeps, per bucket, which ways are
+//! used and an **overflow count**: how many live flows whose home bucket
 //! lies at or before it are stored after it (as Folly's F14 tables do). A lookup therefore
 //! reads one line and stops there unless the key is absent *and* the bucket's overflow count
 //! is non-zero; deletion decrements the counts of the buckets the flow had passed, so no
@@ -15,17 +16,19 @@
 //!
 //! Why buckets: at most `m` flows are live, so the load is ≤ 1/2 and the home bucket resolves
 //! almost every operation. Within it the four keys are compared without branches (a match
-//! mask and an empty mask), so "flow present or not" — a coin toss on real traffic, and the
+//! mask, and the meta word's free ways), so "flow present or not" — a coin toss on real traffic, and the
 //! largest source of mispredicted branches in linear probing — becomes a select. The result
 //! is exactly the same count as any other exact table (tested against a `HashMap` oracle),
 //! so ZL-RED's drop decisions do not change.
 
-/// Key of an empty slot. The flow whose id is `u64::MAX` is counted apart, in
-/// [`OccurrenceTable::reserved`] (one predictable branch per operation).
-const EMPTY: u64 = u64::MAX;
-
 /// Slots per bucket: 4 keys + 4 counts = one 64-byte cache line.
 const WAYS: usize = 4;
+
+/// Bits of a bucket's meta word that mark its used ways; the overflow count sits above them.
+const USED: u32 = (1 << WAYS) - 1;
+
+/// One overflowing flow in a meta word.
+const OVER_ONE: u32 = 1 << WAYS;
 
 /// One cache line: four keys, then their four occurrences.
 #[derive(Clone, Copy, Debug)]
@@ -37,11 +40,12 @@ struct Bucket {
 
 impl Bucket {
     const EMPTY: Bucket = Bucket {
-        keys: [EMPTY; WAYS],
+        keys: [0; WAYS],
         occ: [0; WAYS],
     };
 
-    /// Bit `i` set where `keys[i] == k` (no branches: four compares folded into a mask).
+    /// Bit `i` set where `keys[i] == k` (no branches: four compares folded into a mask; the
+    /// caller keeps only the used ways).
     #[inline(always)]
     fn mask(&self, k: u64) -> u32 {
         (self.keys[0] == k) as u32
@@ -55,45 +59,44 @@ impl Bucket {
 #[derive(Clone, Debug)]
 pub struct OccurrenceTable {
     buckets: Vec<Bucket>,
-    /// Per bucket: live flows with an earlier-or-equal home bucket stored after it.
-    over: Vec<u32>,
-    /// Occurrence of the flow whose id equals the empty key.
-    reserved: u64,
-    mask: usize,
+    /// Per bucket: bits 0–3 = used ways, bits 4… = live flows with an earlier-or-equal home
+    /// bucket stored after it (the overflow count).
+    meta: Vec<u32>,
+    /// log2(buckets); the home bucket is the top `bits` bits of a product.
     shift: u32,
+    mask: usize,
 }
 
 impl OccurrenceTable {
-    /// A table for a zombie list of `m` entries: `2m` slots rounded up to a power of two.
+    /// A table for a zombie list of `m` entries: `2m` slots rounded up to a power of two (at
+    /// least two buckets).
     pub fn new(m: usize) -> Self {
-        let n = (2 * m).next_power_of_two().div_ceil(WAYS).max(1);
+        let n = (2 * m).next_power_of_two().div_ceil(WAYS).max(2);
         OccurrenceTable {
             buckets: vec![Bucket::EMPTY; n],
-            over: vec![0; n],
-            reserved: 0,
+            meta: vec![0; n],
+            shift: 64 - n.trailing_zeros(),
             mask: n - 1,
-            // n = 1: every id's home is bucket 0 (a shift of 64 would overflow).
-            shift: 64 - n.trailing_zeros().max(1),
         }
     }
 
-    /// Slots in the table (`2m` rounded up to a power of two, at least 4).
+    /// Slots in the table (`2m` rounded up to a power of two, at least 8).
     pub fn capacity(&self) -> usize {
         self.buckets.len() * WAYS
     }
 
-    /// Home bucket of key `k`.
+    /// Home bucket of key `k` (Fibonacci hashing: the top bits of `k · 2^64/φ`, < n).
     #[inline(always)]
     fn home(&self, k: u64) -> usize {
-        (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize & self.mask
+        (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
     }
 
     /// Bucket `b` (`b ≤ mask`).
     #[inline(always)]
     fn at(&self, b: usize) -> &Bucket {
         debug_assert!(b < self.buckets.len());
-        // SAFETY: every index is `home(..)` or a successor, both masked with `mask = n − 1`,
-        // and `buckets.len() == n` never changes.
+        // SAFETY: every index is `home(..)` (the top log2(n) bits of a 64-bit product, < n)
+        // or a successor masked with `mask = n − 1`, and `buckets.len() == n` never changes.
         unsafe { self.buckets.get_unchecked(b) }
     }
 
@@ -105,12 +108,20 @@ impl OccurrenceTable {
         unsafe { self.buckets.get_unchecked_mut(b) }
     }
 
-    /// Overflow count of bucket `b` (`b ≤ mask`).
+    /// Meta word of bucket `b` (`b ≤ mask`).
     #[inline(always)]
-    fn over(&self, b: usize) -> u32 {
-        debug_assert!(b < self.over.len());
-        // SAFETY: `over.len() == buckets.len()`; `b` as in `at`.
-        unsafe { *self.over.get_unchecked(b) }
+    fn meta(&self, b: usize) -> u32 {
+        debug_assert!(b < self.meta.len());
+        // SAFETY: `meta.len() == buckets.len()`; `b` as in `at`.
+        unsafe { *self.meta.get_unchecked(b) }
+    }
+
+    /// Meta word of bucket `b` (`b ≤ mask`), mutable.
+    #[inline(always)]
+    fn meta_mut(&mut self, b: usize) -> &mut u32 {
+        debug_assert!(b < self.meta.len());
+        // SAFETY: as in `meta`.
+        unsafe { self.meta.get_unchecked_mut(b) }
     }
 
     /// Bucket and way of key `k`, if present.
@@ -118,11 +129,12 @@ impl OccurrenceTable {
     fn find(&self, k: u64) -> Option<(usize, usize)> {
         let mut b = self.home(k);
         loop {
-            let fm = self.at(b).mask(k);
+            let mt = self.meta(b);
+            let fm = self.at(b).mask(k) & mt;
             if fm != 0 {
                 return Some((b, fm.trailing_zeros() as usize));
             }
-            if self.over(b) == 0 {
+            if mt < OVER_ONE {
                 return None;
             }
             b = (b + 1) & self.mask;
@@ -132,21 +144,18 @@ impl OccurrenceTable {
     /// Occurrence of `id` (0 if absent).
     #[inline]
     pub fn get(&self, id: u64) -> u64 {
-        let k = id;
-        if k == EMPTY {
-            return self.reserved;
-        }
-        let b = self.home(k);
+        let b = self.home(id);
+        let mt = self.meta(b);
         let bk = self.at(b);
-        let fm = bk.mask(k);
+        let fm = bk.mask(id) & mt;
         // Resolved in the home bucket (almost always): present → its count, else 0 — as a
         // select, not a branch (presence is data, not a pattern). The test is one OR of
         // integers so that the compiler cannot split it into a branch on `fm`.
-        if fm | (self.over(b) == 0) as u32 != 0 {
+        if fm | (mt < OVER_ONE) as u32 != 0 {
             let v = bk.occ[(fm.trailing_zeros() as usize) & (WAYS - 1)];
             return std::hint::select_unpredictable(fm != 0, v, 0);
         }
-        self.get_slow(k)
+        self.get_slow(id)
     }
 
     #[cold]
@@ -158,32 +167,29 @@ impl OccurrenceTable {
         }
     }
 
-    /// Adds `d` to the occurrence of `id` (inserting it if absent); returns the new value.
+    /// Adds `d ≥ 1` to the occurrence of `id` (inserting it if absent); returns the new value.
     #[inline]
     pub fn add(&mut self, id: u64, d: u64) -> u64 {
-        let k = id;
-        if k == EMPTY {
-            self.reserved += d;
-            return self.reserved;
-        }
-        let b = self.home(k);
-        let free_home = self.over(b) == 0;
+        debug_assert!(d > 0);
+        let b = self.home(id);
+        let mt = self.meta(b);
         let bk = self.at_mut(b);
-        let fm = bk.mask(k);
-        let em = bk.mask(EMPTY);
+        let fm = bk.mask(id) & mt;
         // Present in the home bucket, or absent from the table with room at home (`room` is
-        // `em` when nothing overflowed from here, else 0): one integer test, as in `get`.
-        let room = em & 0u32.wrapping_sub(free_home as u32);
+        // the free ways when nothing overflowed from here, else 0): one integer test, as in
+        // `get`.
+        let room = !mt & USED & 0u32.wrapping_sub((mt < OVER_ONE) as u32);
         if fm | room != 0 {
             let hit = fm != 0;
-            let w = (std::hint::select_unpredictable(hit, fm, em).trailing_zeros() as usize)
+            let w = (std::hint::select_unpredictable(hit, fm, room).trailing_zeros() as usize)
                 & (WAYS - 1);
             let v = std::hint::select_unpredictable(hit, bk.occ[w], 0) + d;
-            bk.keys[w] = k;
+            bk.keys[w] = id;
             bk.occ[w] = v;
+            *self.meta_mut(b) = mt | 1 << w;
             return v;
         }
-        self.add_slow(k, d)
+        self.add_slow(id, d)
     }
 
     #[cold]
@@ -198,15 +204,16 @@ impl OccurrenceTable {
         // one more overflowing flow. At most m ≤ capacity/2 flows are live, so one has room.
         let mut b = self.home(k);
         loop {
-            let em = self.at(b).mask(EMPTY);
-            if em != 0 {
-                let w = em.trailing_zeros() as usize;
+            let free = !self.meta(b) & USED;
+            if free != 0 {
+                let w = free.trailing_zeros() as usize;
                 let bk = self.at_mut(b);
                 bk.keys[w] = k;
                 bk.occ[w] = d;
+                *self.meta_mut(b) |= 1 << w;
                 return d;
             }
-            self.over[b] += 1;
+            *self.meta_mut(b) += OVER_ONE;
             b = (b + 1) & self.mask;
         }
     }
@@ -215,22 +222,18 @@ impl OccurrenceTable {
     /// at zero; an absent `id` is left alone.
     #[inline]
     pub fn sub(&mut self, id: u64, d: u64) {
-        let k = id;
-        if k == EMPTY {
-            self.reserved = self.reserved.saturating_sub(d);
-            return;
-        }
-        let b = self.home(k);
+        let b = self.home(id);
+        let mt = self.meta(b);
         let bk = self.at_mut(b);
-        let fm = bk.mask(k);
+        let fm = bk.mask(id) & mt;
         if fm != 0 {
             let w = fm.trailing_zeros() as usize & (WAYS - 1);
             let v = bk.occ[w].saturating_sub(d);
             bk.occ[w] = v;
-            bk.keys[w] = std::hint::select_unpredictable(v == 0, EMPTY, k);
+            *self.meta_mut(b) = mt & !(((v == 0) as u32) << w);
             return;
         }
-        self.sub_slow(k, d);
+        self.sub_slow(id, d);
     }
 
     #[cold]
@@ -244,22 +247,21 @@ impl OccurrenceTable {
         if bk.occ[w] > 0 {
             return;
         }
-        bk.keys[w] = EMPTY;
+        *self.meta_mut(b) &= !(1 << w);
         // The flow no longer passes the buckets from its home up to (not including) `b`.
         let mut h = self.home(k);
         while h != b {
-            self.over[h] -= 1;
+            *self.meta_mut(h) -= OVER_ONE;
             h = (h + 1) & self.mask;
         }
     }
 
     /// Number of live flows.
     pub fn len(&self) -> usize {
-        self.buckets
+        self.meta
             .iter()
-            .map(|b| b.mask(EMPTY).count_zeros() as usize - (32 - WAYS))
-            .sum::<usize>()
-            + (self.reserved > 0) as usize
+            .map(|m| (m & USED).count_ones() as usize)
+            .sum()
     }
 
     /// True if no flow is present.
@@ -304,7 +306,7 @@ mod tests {
         for (i, &id) in same.iter().enumerate() {
             assert_eq!(t.add(id, i as u64 + 1), i as u64 + 1);
         }
-        assert!(t.over(home) > 0);
+        assert!(t.meta(home) >= OVER_ONE);
         for &id in same.iter().skip(1).step_by(3) {
             let v = t.get(id);
             t.sub(id, v);
@@ -318,16 +320,20 @@ mod tests {
             t.sub(id, v);
         }
         assert!(t.is_empty());
-        assert!(t.over.iter().all(|&o| o == 0), "{:?}", t.over);
+        assert!(t.meta.iter().all(|&o| o == 0), "{:?}", t.meta);
     }
 
     #[test]
-    fn the_reserved_key_is_a_flow_like_any_other() {
+    fn zero_and_all_ones_ids_are_flows_like_any_other() {
         let mut t = OccurrenceTable::new(4);
+        assert_eq!(t.get(0), 0);
+        assert_eq!(t.add(0, 2), 2);
         assert_eq!(t.add(u64::MAX, 3), 3);
         assert_eq!(t.get(u64::MAX), 3);
-        assert_eq!(t.len(), 1);
+        assert_eq!(t.get(0), 2);
+        assert_eq!(t.len(), 2);
         t.sub(u64::MAX, 3);
+        t.sub(0, 2);
         assert!(t.is_empty());
     }
 

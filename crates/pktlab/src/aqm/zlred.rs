@@ -210,8 +210,10 @@ impl<P: AqmPacket> Aqm<P> for ZlRed<P> {
         let p = self.p5(id, f, p3).min(1.0);
         self.last_p = p;
         let rng = &mut self.rng;
+        // The draw is consumed only when p > 0 (as `p > 0.0 && next_f64() < p` would), but
+        // without a branch on p > 0, which is data here (F = 0 gives p = 0).
         self.fifo
-            .offer(pkt, self.limit, || p > 0.0 && rng.next_f64() < p, drops);
+            .offer(pkt, self.limit, || rng.next_f64_if(p > 0.0) < p, drops);
     }
     super::fifo::fifo_plumbing!();
     fn name(&self) -> &'static str {
