@@ -146,42 +146,45 @@ impl<P: AqmPacket> ZlRed<P> {
     }
 
     /// Updates the zombie list, T and the occurrence table for an arrival of `id`; returns
-    /// whether it was a hit, and the arrival's occurrence F when the update produced it (one
-    /// table probe serves both the update and eq. (4)).
+    /// whether it was a hit, and the arrival's occurrence F (after the update: one table
+    /// access serves both the update and eq. (4); a miss, which changes no count, reads it).
     #[inline]
-    fn observe(&mut self, id: u64) -> (bool, Option<u64>) {
+    fn observe(&mut self, id: u64) -> (bool, u64) {
         match self.zl.arrive(id) {
             ZombieEvent::Added { .. } => {
                 self.total += 1;
-                (false, Some(self.table.add(id, 1)))
+                (false, self.table.add(id, 1))
             }
             ZombieEvent::Hit { .. } => {
                 self.total += 1;
-                (true, Some(self.table.add(id, 1)))
+                (true, self.table.add(id, 1))
             }
             ZombieEvent::Swapped {
                 old_id, old_count, ..
             } => {
                 self.total -= old_count;
                 self.table.sub(old_id, old_count + 1);
-                (false, Some(self.table.add(id, 1)))
+                (false, self.table.add(id, 1))
             }
-            ZombieEvent::Miss => (false, None),
+            ZombieEvent::Miss => (false, self.table.get(id)),
         }
     }
 
-    /// Eqs. (4)–(6) for an arrival of `id` with SRED probability `p3` (unclamped); `f` is
-    /// its occurrence if [`ZlRed::observe`] already read it.
+    /// Eqs. (4)–(6) for an arrival whose flow has occurrence `f`, with SRED probability
+    /// `p3` (unclamped).
     #[inline]
-    fn p5(&mut self, id: u64, f: Option<u64>, p3: f64) -> f64 {
+    fn p5(&mut self, f: u64, p3: f64) -> f64 {
         if p3 <= 0.0 {
             self.last_misbehaving = false;
             return 0.0;
         }
         let p = self.zl.p();
-        let tp = self.total as f64 * p;
+        // T and F are far below 2^63 (each arrival adds at most 1), where the signed
+        // conversion is exact and one instruction (the unsigned one is a branchy sequence).
+        debug_assert!(self.total < 1 << 63 && f <= self.total);
+        let tp = self.total as i64 as f64 * p;
         let p4 = if tp > 0.0 {
-            let f = f.unwrap_or_else(|| self.table.get(id)) as f64;
+            let f = f as i64 as f64;
             let mis = f > tp;
             self.last_misbehaving = mis;
             // × a if mis-behaving: a two-entry table, not a branch (mis-behaviour is data).
@@ -207,7 +210,7 @@ impl<P: AqmPacket> Aqm<P> for ZlRed<P> {
         let id = self.key.of(&pkt);
         let (hit, f) = self.observe(id);
         let p3 = p3(self.steps.p1(self.fifo.q.len()), self.zl.p(), hit);
-        let p = self.p5(id, f, p3).min(1.0);
+        let p = self.p5(f, p3).min(1.0);
         self.last_p = p;
         let rng = &mut self.rng;
         // The draw is consumed only when p > 0 (as `p > 0.0 && next_f64() < p` would), but
