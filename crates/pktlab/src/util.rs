@@ -8,6 +8,15 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
+/// Marks the branch that calls it as rarely taken, so that the compiler keeps a real (well
+/// predicted) branch there instead of computing both arms and selecting — e.g. to keep a
+/// division off a hot path's critical chain when the condition almost never holds. The
+/// `#[cold]`-function form of `std::hint::cold_path` (stable only since Rust 1.95; the
+/// MSRV is 1.88).
+#[inline]
+#[cold]
+pub fn cold_path() {}
+
 /// The splitmix64 finaliser (Steele, Lea & Flood): add the golden gamma, then three
 /// xor-shift/multiply rounds. Used by the `hash:N` next-hop scheme.
 #[inline]

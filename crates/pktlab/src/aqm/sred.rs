@@ -267,10 +267,13 @@ pub(crate) fn p3(p1: f64, p: f64, hit: bool) -> f64 {
     let p2 = if p > 0.0 {
         let x = 256.0 * p;
         let xx = x * x;
-        // min(1, 1/x²) is 1 exactly when x² ≤ 1: skip the division then (same result).
+        // min(1, 1/x²) is 1 exactly when x² ≤ 1: skip the division then (same result). A
+        // real branch (P moves slowly, so it is well predicted), not a select: a select
+        // would put the division on the chain that decides every drop.
         if xx <= 1.0 {
             p1
         } else {
+            crate::util::cold_path();
             p1 * (1.0 / xx)
         }
     } else {
