@@ -159,7 +159,7 @@ mod tests {
         let (mut a, mut b) = (SplitMix64::new(7), SplitMix64::new(7));
         let mut x = XorShift64::new(3);
         for _ in 0..10_000 {
-            let take = x.next() % 3 != 0;
+            let take = !x.next().is_multiple_of(3);
             let u = b.next_f64_if(take);
             if take {
                 assert_eq!(a.next_f64(), u);

@@ -4,25 +4,28 @@
 //!
 //! Layout (this implementation's choice; the paper fixes only "2m entries, closed hashing"):
 //! the `2m` slots (rounded up to a power of two, at least two buckets) are grouped in
-//! **buckets of four** — four keys and their four occurrences in one 64-byte cache line — and
-//! a flow lives in its home bucket (Fibonacci hashing: one multiply, the top bits) or, when
-//! that bucket was full at insertion, in one of the buckets after it (linear probing by
-//! bucket). Beside the buckets, a small array of meta words keeps, per bucket, which ways are
-//! used and an **overflow count**: how many live flows whose home bucket
-//! lies at or before it are stored after it (as Folly's F14 tables do). A lookup therefore
-//! reads one line and stops there unless the key is absent *and* the bucket's overflow count
-//! is non-zero; deletion decrements the counts of the buckets the flow had passed, so no
+//! **buckets of eight** — eight keys in one 64-byte cache line, their eight occurrences in
+//! the next — and a flow lives in its home bucket (Fibonacci hashing: one multiply, the top
+//! bits) or, when that bucket was full at insertion, in one of the buckets after it (linear
+//! probing by bucket). Beside the buckets, a small array of meta words keeps, per bucket,
+//! which ways are used and an **overflow count**: how many live flows whose home bucket lies
+//! at or before it are stored after it (as Folly's F14 tables do). A lookup therefore reads
+//! one bucket and stops there unless the key is absent *and* the bucket's overflow count is
+//! non-zero; deletion decrements the counts of the buckets the flow had passed, so no
 //! tombstones are needed and chains never break.
 //!
 //! Why buckets: at most `m` flows are live, so the load is ≤ 1/2 and the home bucket resolves
-//! almost every operation. Within it the four keys are compared without branches (a match
-//! mask, and the meta word's free ways), so "flow present or not" — a coin toss on real traffic, and the
-//! largest source of mispredicted branches in linear probing — becomes a select. The result
-//! is exactly the same count as any other exact table (tested against a `HashMap` oracle),
-//! so ZL-RED's drop decisions do not change.
+//! almost every operation. Within it the keys are compared without branches (a match mask,
+//! and the meta word's free ways), so "flow present or not" — a coin toss on real traffic,
+//! and the largest source of mispredicted branches in linear probing — becomes a select.
+//! Why eight: measured in `pktlab aqm bench` (docs/results/aqm.md), buckets of four sent
+//! 20 % of the lookups to the overflow path at 100,000 flows (≈ 1,000 live flows in 2,048
+//! slots); eight ways keep a full table's overflow rare for a few more compares. The result
+//! is exactly the same count as any other exact table (tested against a `HashMap` oracle), so
+//! ZL-RED's drop decisions do not change.
 
-/// Slots per bucket: 4 keys + 4 counts = one 64-byte cache line.
-const WAYS: usize = 4;
+/// Slots per bucket: 8 keys (one 64-byte cache line) + 8 counts (the next line).
+const WAYS: usize = 8;
 
 /// Bits of a bucket's meta word that mark its used ways; the overflow count sits above them.
 const USED: u32 = (1 << WAYS) - 1;
@@ -30,7 +33,7 @@ const USED: u32 = (1 << WAYS) - 1;
 /// One overflowing flow in a meta word.
 const OVER_ONE: u32 = 1 << WAYS;
 
-/// One cache line: four keys, then their four occurrences.
+/// Two cache lines: eight keys, then their eight occurrences.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 struct Bucket {
@@ -45,37 +48,41 @@ impl Bucket {
     };
 
     /// Bit `i` set where `keys[i] == k`, without branches (the caller keeps only the used
-    /// ways). On x86-64, SSE2 (part of the base ISA): two 32-bit-lane compares against the
-    /// broadcast key, the low and high halves gathered and ANDed, one movemask — about half
-    /// the instructions of four scalar compares.
+    /// ways). On x86-64, SSE2 (part of the base ISA): four 32-bit-lane compares against the
+    /// broadcast key, each key's low and high halves gathered and ANDed, two movemasks —
+    /// about half the instructions of eight scalar compares.
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     fn mask(&self, k: u64) -> u32 {
         use std::arch::x86_64::*;
         // SAFETY: SSE2 is part of the x86-64 base ISA (always enabled for this target);
-        // `keys` is 32 bytes at the start of a 64-byte-aligned bucket, so both 16-byte loads
-        // are in bounds and aligned.
+        // `keys` is 64 bytes at the start of a 64-byte-aligned bucket, so the four 16-byte
+        // loads are in bounds and aligned.
         unsafe {
             let kv = _mm_set1_epi64x(k as i64);
             let p = self.keys.as_ptr() as *const __m128i;
-            let ea = _mm_castsi128_ps(_mm_cmpeq_epi32(_mm_load_si128(p), kv));
-            let eb = _mm_castsi128_ps(_mm_cmpeq_epi32(_mm_load_si128(p.add(1)), kv));
-            // Lane i of `lo` / `hi`: the low / high 32-bit half of key i's comparison.
-            let lo = _mm_shuffle_ps::<0b10_00_10_00>(ea, eb);
-            let hi = _mm_shuffle_ps::<0b11_01_11_01>(ea, eb);
-            _mm_movemask_ps(_mm_and_ps(lo, hi)) as u32
+            let e = |i: usize| _mm_castsi128_ps(_mm_cmpeq_epi32(_mm_load_si128(p.add(i)), kv));
+            let (e0, e1, e2, e3) = (e(0), e(1), e(2), e(3));
+            // Per four keys: gather the low and the high 32-bit halves of each key's
+            // comparison (shuffles 0b10_00_10_00 / 0b11_01_11_01) and AND them.
+            let m0 = _mm_and_ps(
+                _mm_shuffle_ps::<0b10_00_10_00>(e0, e1),
+                _mm_shuffle_ps::<0b11_01_11_01>(e0, e1),
+            );
+            let m1 = _mm_and_ps(
+                _mm_shuffle_ps::<0b10_00_10_00>(e2, e3),
+                _mm_shuffle_ps::<0b11_01_11_01>(e2, e3),
+            );
+            (_mm_movemask_ps(m0) | _mm_movemask_ps(m1) << 4) as u32
         }
     }
 
-    /// Bit `i` set where `keys[i] == k` (no branches: four compares folded into a mask; the
+    /// Bit `i` set where `keys[i] == k` (no branches: eight compares folded into a mask; the
     /// caller keeps only the used ways).
     #[cfg(not(target_arch = "x86_64"))]
     #[inline(always)]
     fn mask(&self, k: u64) -> u32 {
-        (self.keys[0] == k) as u32
-            | ((self.keys[1] == k) as u32) << 1
-            | ((self.keys[2] == k) as u32) << 2
-            | ((self.keys[3] == k) as u32) << 3
+        (0..WAYS).fold(0, |m, i| m | ((self.keys[i] == k) as u32) << i)
     }
 }
 
@@ -301,12 +308,12 @@ mod tests {
     use std::collections::HashMap;
 
     proptest! {
-        /// The (SIMD on x86-64) match mask against four scalar compares, with keys that share
+        /// The (SIMD on x86-64) match mask against scalar compares, with keys that share
         /// one 32-bit half with the probe (the case a half-compare would get wrong).
         #[test]
         fn bucket_mask_matches_scalar_compares(k in any::<u64>(), sel in proptest::collection::vec(0u8..4, 4), other in any::<u64>()) {
             let mut b = Bucket::EMPTY;
-            for (i, s) in sel.iter().enumerate() {
+            for (i, s) in sel.iter().enumerate().flat_map(|(i, s)| [(i, s), (i + 4, s)]) {
                 b.keys[i] = match s {
                     0 => k,
                     1 => k ^ 0xFFFF_FFFF,         // same high half

@@ -6,7 +6,7 @@
 //!   hit; `+1 − (old_count+1)` on a swap; unchanged on a miss);
 //! * **Occurrence** `F = Σ_{zombies of the arrival's flow} (count+1)`, read from a table of
 //!   `2m` slots with closed hashing keyed on the flow id ([`super::occurrence`]: buckets of
-//!   four slots in one cache line, branch-free within the bucket): a hit or an append updates
+//!   eight slots, branch-free within the bucket): a hit or an append updates
 //!   one slot, a swap two (§5.2.3);
 //! * eq. (7): `p1'` as SRED's eq. (1) but with a constant `th_min` instead of `B/6`;
 //!   eqs. (2)–(3) give `p3`;
