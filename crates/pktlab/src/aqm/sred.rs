@@ -338,10 +338,9 @@ impl<P: AqmPacket> Aqm<P> for Sred<P> {
         let p = p3(self.steps.p1(self.fifo.q.len()), self.zl.p(), hit).min(1.0);
         self.last_p = p;
         let rng = &mut self.rng;
-        // The draw is consumed only when p > 0 (as `p > 0.0 && next_f64() < p` would),
-        // without a branch on p > 0 (the same step as ZL-RED's).
+        // p > 0 exactly when the queue is at least B/6 (eq. 1): a well-predicted branch.
         self.fifo
-            .offer(pkt, self.limit, || rng.next_f64_if(p > 0.0) < p, drops);
+            .offer(pkt, self.limit, || p > 0.0 && rng.next_f64() < p, drops);
     }
     super::fifo::fifo_plumbing!();
     fn name(&self) -> &'static str {

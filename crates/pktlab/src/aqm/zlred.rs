@@ -147,9 +147,11 @@ impl<P: AqmPacket> ZlRed<P> {
 
     /// Updates the zombie list, T and the occurrence table for an arrival of `id`; returns
     /// whether it was a hit, and the arrival's occurrence F (after the update: one table
-    /// access serves both the update and eq. (4); a miss, which changes no count, reads it).
-    #[inline]
-    fn observe(&mut self, id: u64) -> (bool, u64) {
+    /// access serves both the update and eq. (4)). A miss changes no count; it reads F only
+    /// if `READ_F` (the caller knows from the queue length whether eq. (4) will need F), else
+    /// returns 0.
+    #[inline(always)]
+    fn observe<const READ_F: bool>(&mut self, id: u64) -> (bool, u64) {
         match self.zl.arrive(id) {
             ZombieEvent::Added { .. } => {
                 self.total += 1;
@@ -166,18 +168,15 @@ impl<P: AqmPacket> ZlRed<P> {
                 self.table.sub(old_id, old_count + 1);
                 (false, self.table.add(id, 1))
             }
-            ZombieEvent::Miss => (false, self.table.get(id)),
+            ZombieEvent::Miss => (false, if READ_F { self.table.get(id) } else { 0 }),
         }
     }
 
     /// Eqs. (4)–(6) for an arrival whose flow has occurrence `f`, with SRED probability
-    /// `p3` (unclamped).
+    /// `p3 > 0` (unclamped).
     #[inline]
     fn p5(&mut self, f: u64, p3: f64) -> f64 {
-        if p3 <= 0.0 {
-            self.last_misbehaving = false;
-            return 0.0;
-        }
+        debug_assert!(p3 > 0.0);
         let p = self.zl.p();
         // T and F are far below 2^63 (each arrival adds at most 1), where the signed
         // conversion is exact and one instruction (the unsigned one is a branchy sequence).
@@ -208,8 +207,20 @@ impl<P: AqmPacket> Aqm<P> for ZlRed<P> {
     fn enqueue(&mut self, pkt: P, _now: Nanos, drops: &mut Drops<P>) {
         self.fifo.stats.arrivals += 1;
         let id = self.key.of(&pkt);
-        let (hit, f) = self.observe(id);
-        let p3 = p3(self.steps.p1(self.fifo.q.len()), self.zl.p(), hit);
+        let p1 = self.steps.p1(self.fifo.q.len());
+        if p1 == 0.0 {
+            // The queue is below th_min (eq. 7): p3 = 0, so no early drop, no draw, P_avg
+            // unchanged, and F is not needed. A branch that follows the queue length, so
+            // well predicted (a data plane's queue is mostly here).
+            self.observe::<false>(id);
+            self.last_p = 0.0;
+            self.last_misbehaving = false;
+            self.fifo.offer(pkt, self.limit, || false, drops);
+            return;
+        }
+        let (hit, f) = self.observe::<true>(id);
+        // p1 > 0 gives p3 ≥ p1 · min(1, 1/(256P)²) > 0.
+        let p3 = p3(p1, self.zl.p(), hit);
         let p = self.p5(f, p3).min(1.0);
         self.last_p = p;
         let rng = &mut self.rng;
