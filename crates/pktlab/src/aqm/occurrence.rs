@@ -47,42 +47,11 @@ impl Bucket {
         occ: [0; WAYS],
     };
 
-    /// Bit `i` set where `keys[i] == k`, without branches (the caller keeps only the used
-    /// ways). On x86-64, SSE2 (part of the base ISA): four 32-bit-lane compares against the
-    /// broadcast key, each key's low and high halves gathered and ANDed, two movemasks —
-    /// about half the instructions of eight scalar compares.
-    #[cfg(target_arch = "x86_64")]
+    /// Bit `i` set where `keys[i] == k`, without branches ([`crate::simd::eq_mask_u64`];
+    /// the caller keeps only the used ways).
     #[inline(always)]
     fn mask(&self, k: u64) -> u32 {
-        use std::arch::x86_64::*;
-        // SAFETY: SSE2 is part of the x86-64 base ISA (always enabled for this target);
-        // `keys` is 64 bytes at the start of a 64-byte-aligned bucket, so the four 16-byte
-        // loads are in bounds and aligned.
-        unsafe {
-            let kv = _mm_set1_epi64x(k as i64);
-            let p = self.keys.as_ptr() as *const __m128i;
-            let e = |i: usize| _mm_castsi128_ps(_mm_cmpeq_epi32(_mm_load_si128(p.add(i)), kv));
-            let (e0, e1, e2, e3) = (e(0), e(1), e(2), e(3));
-            // Per four keys: gather the low and the high 32-bit halves of each key's
-            // comparison (shuffles 0b10_00_10_00 / 0b11_01_11_01) and AND them.
-            let m0 = _mm_and_ps(
-                _mm_shuffle_ps::<0b10_00_10_00>(e0, e1),
-                _mm_shuffle_ps::<0b11_01_11_01>(e0, e1),
-            );
-            let m1 = _mm_and_ps(
-                _mm_shuffle_ps::<0b10_00_10_00>(e2, e3),
-                _mm_shuffle_ps::<0b11_01_11_01>(e2, e3),
-            );
-            (_mm_movemask_ps(m0) | _mm_movemask_ps(m1) << 4) as u32
-        }
-    }
-
-    /// Bit `i` set where `keys[i] == k` (no branches: eight compares folded into a mask; the
-    /// caller keeps only the used ways).
-    #[cfg(not(target_arch = "x86_64"))]
-    #[inline(always)]
-    fn mask(&self, k: u64) -> u32 {
-        (0..WAYS).fold(0, |m, i| m | ((self.keys[i] == k) as u32) << i)
+        crate::simd::eq_mask_u64(&self.keys, k)
     }
 }
 
@@ -306,25 +275,6 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use std::collections::HashMap;
-
-    proptest! {
-        /// The (SIMD on x86-64) match mask against scalar compares, with keys that share
-        /// one 32-bit half with the probe (the case a half-compare would get wrong).
-        #[test]
-        fn bucket_mask_matches_scalar_compares(k in any::<u64>(), sel in proptest::collection::vec(0u8..4, 4), other in any::<u64>()) {
-            let mut b = Bucket::EMPTY;
-            for (i, s) in sel.iter().enumerate().flat_map(|(i, s)| [(i, s), (i + 4, s)]) {
-                b.keys[i] = match s {
-                    0 => k,
-                    1 => k ^ 0xFFFF_FFFF,         // same high half
-                    2 => k ^ 0xFFFF_FFFF_0000_0000, // same low half
-                    _ => other,
-                };
-            }
-            let want = (0..WAYS).filter(|&i| b.keys[i] == k).fold(0u32, |m, i| m | 1 << i);
-            prop_assert_eq!(b.mask(k), want);
-        }
-    }
 
     #[test]
     fn deletes_without_breaking_chains() {
