@@ -26,6 +26,7 @@
 //! * [`lab`] — every experiment (benchmarks, simulations, sweeps) as a function from a
 //!   serde config to a serde result with a progress callback: what the CLI, the HTML report
 //!   and Python call;
+//! * [`simd`] — branch-free lane masks over small arrays (the caches' set scans);
 //! * [`util`] — small deterministic helpers (splitmix64, xorshift) shared by generators and
 //!   benchmarks.
 //!
@@ -43,5 +44,6 @@ pub mod net;
 pub mod netsim;
 pub mod pipeline;
 pub mod port;
+pub mod simd;
 pub mod traffic;
 pub mod util;

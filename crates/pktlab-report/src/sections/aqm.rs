@@ -6,7 +6,7 @@
 use crate::model::{Body, Cell, Check, Figure, Input, Plot, Series, Table};
 use crate::verdict::monotone;
 use crate::{Ctx, Scale, SectionDef};
-use pktlab::lab::aqm::{study, StudyConfig, StudyResult, StudyRow};
+use pktlab::lab::aqm::{bench, study, AqmBenchConfig, StudyConfig, StudyResult, StudyRow};
 use pktlab::lab::Result;
 
 /// The section.
@@ -539,5 +539,68 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     for (k, s) in ["fig2", "fig5", "fig6", "fig7", "fig8"].iter().zip(&res) {
         b.raw(k, s);
     }
+    cost(ctx, &mut b)?;
     Ok(b)
+}
+
+/// The per-packet cost of every discipline (`pktlab aqm bench`, `lab::aqm::bench`): the
+/// paper's claim that ZL-RED's occurrence table keeps the per-arrival work O(1), and the
+/// data-plane budget of issue 9 (ZL-RED ≤ 20 ns per arrival).
+fn cost(ctx: &Ctx<'_>, b: &mut Body) -> Result<()> {
+    let cfg = AqmBenchConfig {
+        packets: ctx.pick(20_000, 1_000_000, 4_000_000),
+        reps: ctx.pick(1, 3, 5),
+        ..AqmBenchConfig::default()
+    };
+    let r = bench(&cfg, ctx.progress)?;
+    let ns = |aqm: &str, flows: u32| {
+        r.rows
+            .iter()
+            .find(|x| x.aqm == aqm && x.flows == flows)
+            .map(|x| x.ns_per_packet)
+    };
+    let (few, many) = (cfg.flows[0], cfg.flows[cfg.flows.len() - 1]);
+    let mut names: Vec<&str> = r.rows.iter().map(|x| x.aqm).collect();
+    names.dedup();
+    b.tables.push(Table {
+        id: "aqm-cost-table".into(),
+        title: format!(
+            "Cost per arrival (ns; enqueue + its share of dequeues at 25 % overload, B = {}, median of {} × {} arrivals)",
+            r.buffer, r.reps, r.packets
+        ),
+        columns: ["discipline".to_string()]
+            .into_iter()
+            .chain(cfg.flows.iter().map(|f| format!("{f} flows")))
+            .collect(),
+        rows: names
+            .iter()
+            .map(|&a| {
+                std::iter::once(Cell::from(a))
+                    .chain(cfg.flows.iter().map(|&f| Cell::from(ns(a, f))))
+                    .collect()
+            })
+            .collect(),
+    });
+    let (z1, z2) = (
+        ns("zlred", few).unwrap_or(f64::NAN),
+        ns("zlred", many).unwrap_or(f64::NAN),
+    );
+    b.checks.push(Check::new(
+        &format!("ZL-RED's per-arrival work is O(1): its cost at {many} flows is within 1.25× its cost at {few}"),
+        z2 <= 1.25 * z1,
+        format!("ZL-RED {z1:.1} ns at {few} flows, {z2:.1} ns at {many} flows"),
+    ));
+    let load = crate::machine::load_avg().map_or("unknown".into(), |l| format!("{:.1}", l[0]));
+    b.checks.push(Check::new(
+        "ZL-RED costs at most 20 ns per arrival on one core (issue 9's data-plane budget; wall-clock, machine-dependent)",
+        z1.max(z2) <= 20.0,
+        format!(
+            "ZL-RED {z1:.1} / {z2:.1} ns, DropTail {:.1} / {:.1} ns at {few} / {many} flows; load average {load}",
+            ns("droptail", few).unwrap_or(f64::NAN),
+            ns("droptail", many).unwrap_or(f64::NAN)
+        ),
+    ));
+    b.notes.push("Cost per arrival: `pktlab aqm bench` on this machine (wall clock, so it moves with the machine's load; compare disciplines within the table). SRED and ZL-RED keep m = 1000 zombies and ZL-RED a 2m-slot occurrence table whatever the number of flows.".into());
+    b.raw("bench", &r);
+    Ok(())
 }

@@ -19,6 +19,7 @@ pub mod droptail;
 pub mod drr;
 pub mod fifo;
 pub mod fq_codel;
+pub mod occurrence;
 pub mod red;
 pub mod sred;
 pub mod zlred;

@@ -267,10 +267,13 @@ pub(crate) fn p3(p1: f64, p: f64, hit: bool) -> f64 {
     let p2 = if p > 0.0 {
         let x = 256.0 * p;
         let xx = x * x;
-        // min(1, 1/x²) is 1 exactly when x² ≤ 1: skip the division then (same result).
+        // min(1, 1/x²) is 1 exactly when x² ≤ 1: skip the division then (same result). A
+        // real branch (P moves slowly, so it is well predicted), not a select: a select
+        // would put the division on the chain that decides every drop.
         if xx <= 1.0 {
             p1
         } else {
+            crate::util::cold_path();
             p1 * (1.0 / xx)
         }
     } else {
@@ -335,6 +338,7 @@ impl<P: AqmPacket> Aqm<P> for Sred<P> {
         let p = p3(self.steps.p1(self.fifo.q.len()), self.zl.p(), hit).min(1.0);
         self.last_p = p;
         let rng = &mut self.rng;
+        // p > 0 exactly when the queue is at least B/6 (eq. 1): a well-predicted branch.
         self.fifo
             .offer(pkt, self.limit, || p > 0.0 && rng.next_f64() < p, drops);
     }

@@ -5,8 +5,9 @@
 //! * **Total Occurrence** `T = Σ_zombies (count+1)`, kept incrementally (+1 on an append or a
 //!   hit; `+1 − (old_count+1)` on a swap; unchanged on a miss);
 //! * **Occurrence** `F = Σ_{zombies of the arrival's flow} (count+1)`, read from a table of
-//!   `2m` slots with closed hashing (open addressing, linear re-probing, backward-shift
-//!   deletion) keyed on the flow id: a hit or an append updates one slot, a swap two (§5.2.3);
+//!   `2m` slots with closed hashing keyed on the flow id ([`super::occurrence`]: buckets of
+//!   eight slots, branch-free within the bucket): a hit or an append updates
+//!   one slot, a swap two (§5.2.3);
 //! * eq. (7): `p1'` as SRED's eq. (1) but with a constant `th_min` instead of `B/6`;
 //!   eqs. (2)–(3) give `p3`;
 //! * eq. (4): the flow is mis-behaving if `F > T·P(t)`;
@@ -20,6 +21,7 @@
 //! which is the reading under which eq. (6) preserves SRED's mean drop probability.
 
 use super::fifo::Fifo;
+pub use super::occurrence::OccurrenceTable;
 use super::sred::{p3, FlowKey, SredParams, Steps, ZombieEvent, ZombieList};
 use super::{Aqm, AqmPacket, Drops, Nanos};
 use crate::util::SplitMix64;
@@ -69,144 +71,6 @@ impl ZlRedParams {
     }
 }
 
-const EMPTY: u64 = u64::MAX;
-
-/// One slot of the occurrence table: key and value side by side (one cache access per probe).
-#[derive(Clone, Copy, Debug)]
-struct Slot {
-    key: u64,
-    occ: u64,
-}
-
-/// The per-flow Occurrence table of §5.2.3: `2m` slots (rounded up to a power of two),
-/// closed hashing on the flow id. At most `m` distinct flows are live, so the load factor
-/// stays ≤ 1/2 and probes are short. The home slot is Fibonacci hashing (one multiply, the
-/// top bits), so a lookup costs a multiply, a shift and usually one 16-byte load.
-#[derive(Clone, Debug)]
-pub struct OccurrenceTable {
-    slots: Vec<Slot>,
-    mask: usize,
-    shift: u32,
-}
-
-impl OccurrenceTable {
-    /// A table for a zombie list of `m` entries.
-    pub fn new(m: usize) -> Self {
-        let n = (2 * m).next_power_of_two().max(2);
-        OccurrenceTable {
-            slots: vec![Slot { key: EMPTY, occ: 0 }; n],
-            mask: n - 1,
-            shift: 64 - n.trailing_zeros(),
-        }
-    }
-
-    #[inline]
-    fn home(&self, id: u64) -> usize {
-        (id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
-    }
-
-    /// The slot at `i` (`i ≤ mask`).
-    #[inline(always)]
-    fn at(&self, i: usize) -> &Slot {
-        debug_assert!(i < self.slots.len());
-        // SAFETY: every index used is `home(..)` (the top log2(n) bits of a product, < n)
-        // or masked with `mask = n − 1`, and `slots.len() == n` never changes.
-        unsafe { self.slots.get_unchecked(i) }
-    }
-
-    /// The slot at `i` (`i ≤ mask`), mutable.
-    #[inline(always)]
-    fn at_mut(&mut self, i: usize) -> &mut Slot {
-        debug_assert!(i < self.slots.len());
-        // SAFETY: as in `at`.
-        unsafe { self.slots.get_unchecked_mut(i) }
-    }
-
-    /// Slot of `id`, or the empty slot where it would go.
-    #[inline]
-    fn find(&self, id: u64) -> (usize, bool) {
-        let mut i = self.home(id);
-        loop {
-            let k = self.at(i).key;
-            if k == id {
-                return (i, true);
-            }
-            if k == EMPTY {
-                return (i, false);
-            }
-            i = (i + 1) & self.mask;
-        }
-    }
-
-    /// Occurrence of `id` (0 if absent).
-    #[inline]
-    pub fn get(&self, id: u64) -> u64 {
-        match self.find(id) {
-            (i, true) => self.at(i).occ,
-            _ => 0,
-        }
-    }
-
-    /// Adds `d` to the occurrence of `id`; returns the new occurrence.
-    #[inline]
-    pub fn add(&mut self, id: u64, d: u64) -> u64 {
-        let (i, found) = self.find(id);
-        let s = self.at_mut(i);
-        if !found {
-            *s = Slot { key: id, occ: 0 };
-        }
-        s.occ += d;
-        s.occ
-    }
-
-    /// Subtracts `d` (≤ the current value) from the occurrence of `id`, deleting the entry
-    /// at zero (backward-shift deletion keeps probe chains intact without tombstones).
-    #[inline]
-    pub fn sub(&mut self, id: u64, d: u64) {
-        let (mut i, found) = self.find(id);
-        if !found {
-            return;
-        }
-        let s = self.at_mut(i);
-        s.occ = s.occ.saturating_sub(d);
-        if s.occ > 0 {
-            return;
-        }
-        // Knuth's algorithm R for linear probing.
-        s.key = EMPTY;
-        let mut j = i;
-        loop {
-            j = (j + 1) & self.mask;
-            let k = self.at(j).key;
-            if k == EMPTY {
-                return;
-            }
-            let h = self.home(k);
-            // Move k back to i unless its home lies cyclically in (i, j].
-            let stays = if i <= j {
-                i < h && h <= j
-            } else {
-                i < h || h <= j
-            };
-            if !stays {
-                *self.at_mut(i) = *self.at(j);
-                self.at_mut(j).key = EMPTY;
-                i = j;
-            }
-        }
-    }
-
-    /// Number of live flows.
-    pub fn len(&self) -> usize {
-        self.slots.iter().filter(|s| s.key != EMPTY).count()
-    }
-
-    /// True if no flow is present.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
 /// A ZL-RED queue.
 #[derive(Debug)]
 pub struct ZlRed<P> {
@@ -222,6 +86,8 @@ pub struct ZlRed<P> {
     steps: Steps,
     /// `1 − w_avg`, computed once.
     keep_avg: f64,
+    /// Eq. (5)'s factor for a well-behaving (`[0]`, 1) and a mis-behaving (`[1]`, a) flow.
+    mult: [f64; 2],
     rng: SplitMix64,
     last_p: f64,
     last_misbehaving: bool,
@@ -246,6 +112,7 @@ impl<P: AqmPacket> ZlRed<P> {
             limit,
             steps: Steps::new(params.th_min, limit as f64 / 3.0, s.p_max),
             keep_avg: 1.0 - params.w_avg,
+            mult: [1.0, params.a],
             rng: SplitMix64::new(seed ^ 0x5A4C_5245),
             last_p: 0.0,
             last_misbehaving: false,
@@ -279,45 +146,48 @@ impl<P: AqmPacket> ZlRed<P> {
     }
 
     /// Updates the zombie list, T and the occurrence table for an arrival of `id`; returns
-    /// whether it was a hit, and the arrival's occurrence F when the update produced it (one
-    /// table probe serves both the update and eq. (4)).
-    #[inline]
-    fn observe(&mut self, id: u64) -> (bool, Option<u64>) {
+    /// whether it was a hit, and the arrival's occurrence F (after the update: one table
+    /// access serves both the update and eq. (4)). A miss changes no count; it reads F only
+    /// if `READ_F` (the caller knows from the queue length whether eq. (4) will need F), else
+    /// returns 0.
+    #[inline(always)]
+    fn observe<const READ_F: bool>(&mut self, id: u64) -> (bool, u64) {
         match self.zl.arrive(id) {
             ZombieEvent::Added { .. } => {
                 self.total += 1;
-                (false, Some(self.table.add(id, 1)))
+                (false, self.table.add(id, 1))
             }
             ZombieEvent::Hit { .. } => {
                 self.total += 1;
-                (true, Some(self.table.add(id, 1)))
+                (true, self.table.add(id, 1))
             }
             ZombieEvent::Swapped {
                 old_id, old_count, ..
             } => {
                 self.total -= old_count;
                 self.table.sub(old_id, old_count + 1);
-                (false, Some(self.table.add(id, 1)))
+                (false, self.table.add(id, 1))
             }
-            ZombieEvent::Miss => (false, None),
+            ZombieEvent::Miss => (false, if READ_F { self.table.get(id) } else { 0 }),
         }
     }
 
-    /// Eqs. (4)–(6) for an arrival of `id` with SRED probability `p3` (unclamped); `f` is
-    /// its occurrence if [`ZlRed::observe`] already read it.
+    /// Eqs. (4)–(6) for an arrival whose flow has occurrence `f`, with SRED probability
+    /// `p3 > 0` (unclamped).
     #[inline]
-    fn p5(&mut self, id: u64, f: Option<u64>, p3: f64) -> f64 {
-        if p3 <= 0.0 {
-            self.last_misbehaving = false;
-            return 0.0;
-        }
+    fn p5(&mut self, f: u64, p3: f64) -> f64 {
+        debug_assert!(p3 > 0.0);
         let p = self.zl.p();
-        let tp = self.total as f64 * p;
+        // T and F are far below 2^63 (each arrival adds at most 1), where the signed
+        // conversion is exact and one instruction (the unsigned one is a branchy sequence).
+        debug_assert!(self.total < 1 << 63 && f <= self.total);
+        let tp = self.total as i64 as f64 * p;
         let p4 = if tp > 0.0 {
-            let f = f.unwrap_or_else(|| self.table.get(id)) as f64;
+            let f = f as i64 as f64;
             let mis = f > tp;
             self.last_misbehaving = mis;
-            p3 * (f / tp) * if mis { self.params.a } else { 1.0 }
+            // × a if mis-behaving: a two-entry table, not a branch (mis-behaviour is data).
+            p3 * (f / tp) * self.mult[mis as usize]
         } else {
             self.last_misbehaving = false;
             p3
@@ -337,13 +207,27 @@ impl<P: AqmPacket> Aqm<P> for ZlRed<P> {
     fn enqueue(&mut self, pkt: P, _now: Nanos, drops: &mut Drops<P>) {
         self.fifo.stats.arrivals += 1;
         let id = self.key.of(&pkt);
-        let (hit, f) = self.observe(id);
-        let p3 = p3(self.steps.p1(self.fifo.q.len()), self.zl.p(), hit);
-        let p = self.p5(id, f, p3).min(1.0);
+        let p1 = self.steps.p1(self.fifo.q.len());
+        if p1 == 0.0 {
+            // The queue is below th_min (eq. 7): p3 = 0, so no early drop, no draw, P_avg
+            // unchanged, and F is not needed. A branch that follows the queue length, so
+            // well predicted (a data plane's queue is mostly here).
+            self.observe::<false>(id);
+            self.last_p = 0.0;
+            self.last_misbehaving = false;
+            self.fifo.offer(pkt, self.limit, || false, drops);
+            return;
+        }
+        let (hit, f) = self.observe::<true>(id);
+        // p1 > 0 gives p3 ≥ p1 · min(1, 1/(256P)²) > 0.
+        let p3 = p3(p1, self.zl.p(), hit);
+        let p = self.p5(f, p3).min(1.0);
         self.last_p = p;
         let rng = &mut self.rng;
+        // The draw is consumed only when p > 0 (as `p > 0.0 && next_f64() < p` would), but
+        // without a branch on p > 0, which is data here (F = 0 gives p = 0).
         self.fifo
-            .offer(pkt, self.limit, || p > 0.0 && rng.next_f64() < p, drops);
+            .offer(pkt, self.limit, || rng.next_f64_if(p > 0.0) < p, drops);
     }
     super::fifo::fifo_plumbing!();
     fn name(&self) -> &'static str {
@@ -409,21 +293,6 @@ mod tests {
                 assert_eq!(q.occurrence(id), bf.get(&id).copied().unwrap_or(0));
             }
         }
-    }
-
-    #[test]
-    fn occurrence_table_deletes_without_breaking_chains() {
-        let mut t = OccurrenceTable::new(8);
-        for id in 0..8u64 {
-            t.add(id, id + 1);
-        }
-        for id in (0..8u64).step_by(2) {
-            t.sub(id, id + 1);
-        }
-        for id in 0..8u64 {
-            assert_eq!(t.get(id), if id % 2 == 0 { 0 } else { id + 1 });
-        }
-        assert_eq!(t.len(), 4);
     }
 
     #[test]

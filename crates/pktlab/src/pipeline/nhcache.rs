@@ -42,7 +42,7 @@ const FREE: Val = Val {
 
 /// A next-hop cache under policy `P`. Keys and values are two arrays in the same
 /// `set × ways + way` order: a lookup compares the set's 4-byte tags at once (a mask of the
-/// matching ways, which the compiler vectorises; where a key sits in its set is data, so a
+/// matching ways, [`crate::simd::eq_mask_u32`]; where a key sits in its set is data, so a
 /// branch per way would mispredict) and reads one value.
 #[derive(Debug)]
 pub struct NextHopCache<P: Policy> {
@@ -56,26 +56,17 @@ pub struct NextHopCache<P: Policy> {
     misses: u64,
 }
 
-/// The mask of the ways whose tag is `key` (a fixed-length loop the compiler vectorises).
-#[inline(always)]
-fn mask_of<const W: usize>(tags: &[u32; W], key: u32) -> u64 {
-    let mut m = 0u64;
-    for (j, &t) in tags.iter().enumerate() {
-        m |= ((t == key) as u64) << j;
-    }
-    m
-}
-
 /// The way of `key` among a set's `tags` (≤ 64 of them), if present: 4, 8 and 16 ways (the
 /// paper's sets) as fixed-length arrays, any other count as a loop.
 #[inline(always)]
 fn way_of(tags: &[u32], key: u32) -> Option<usize> {
+    use crate::simd::eq_mask_u32;
     let m = if let Ok(t) = <&[u32; 8]>::try_from(tags) {
-        mask_of(t, key)
+        eq_mask_u32(t, key) as u64
     } else if let Ok(t) = <&[u32; 4]>::try_from(tags) {
-        mask_of(t, key)
+        eq_mask_u32(t, key) as u64
     } else if let Ok(t) = <&[u32; 16]>::try_from(tags) {
-        mask_of(t, key)
+        eq_mask_u32(t, key) as u64
     } else {
         let mut m = 0u64;
         for (j, &t) in tags.iter().enumerate() {

@@ -23,16 +23,12 @@ pub struct Small<M> {
 }
 
 /// First position of `x` in the fixed-length `w`, or `N` when absent: the comparisons are
-/// gathered into a bit mask (one vector compare and a mask extract for 4 and 8 ways), no
-/// data-dependent branch.
+/// gathered into a bit mask ([`crate::simd::eq_mask_u32`]: one vector compare and a mask
+/// extract per four ways), no data-dependent branch.
 #[inline(always)]
 fn first_eq<const N: usize>(w: &[u32; N], x: u32) -> usize {
     const { assert!(N < 32) };
-    let mut m = 0u32;
-    for (i, &k) in w.iter().enumerate() {
-        m |= ((k == x) as u32) << i;
-    }
-    (m | 1 << N).trailing_zeros() as usize
+    (crate::simd::eq_mask_u32(w, x) | 1 << N).trailing_zeros() as usize
 }
 
 /// The `N` keys of set `set` as an array (`N` = the stride); the length check folds away.
