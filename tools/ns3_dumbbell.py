@@ -131,7 +131,11 @@ else:
                          "MinTh", ns.DoubleValue(a.red_min), "MaxTh", ns.DoubleValue(a.red_max),
                          "LInterm", ns.DoubleValue(1.0 / a.red_maxp), "QW", ns.DoubleValue(a.red_wq),
                          "Gentle", ns.BooleanValue(True), "Wait", ns.BooleanValue(False),
-                         "MeanPktSize", ns.UintegerValue(1040))
+                         "MeanPktSize", ns.UintegerValue(1040),
+                         # The link RED sits on: its packet rate sets the idle-time decay of the
+                         # average (ns-3's default is 1.5 Mb/s, i.e. 30x too slow here). Until
+                         # 25 Nov 2026 this was not set; see docs/results/netsim.md.
+                         "LinkBandwidth", ns.StringValue(a.bw), "LinkDelay", ns.StringValue(a.delay))
 # Installed before address assignment, so Ipv4AddressHelper adds no default pfifo_fast.
 qdc = tch.Install(bd.Get(0))
 qd = qdc.Get(0)

@@ -141,6 +141,10 @@ pub struct SimArgs {
     /// ns-style "wait" spacing between RED drops.
     #[arg(long)]
     red_wait: bool,
+    /// ns-2/ns-3's RED enqueue rules: no drop while at most one packet is queued, and the
+    /// first arrival above min_th only restarts the drop count (for comparisons with ns-3).
+    #[arg(long)]
+    red_ns: bool,
     /// NewReno partial-ACK recovery (RFC 6582) instead of Reno's.
     #[arg(long)]
     newreno: bool,
@@ -220,6 +224,7 @@ fn sim(a: SimArgs) -> Result<i32> {
         red_wq: a.red_wq,
         red_no_gentle: a.red_no_gentle,
         red_wait: a.red_wait,
+        red_ns: a.red_ns,
         newreno: a.newreno,
         delayed_ack: a.delayed_ack,
         mss: a.mss,

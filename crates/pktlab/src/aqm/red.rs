@@ -13,6 +13,16 @@
 //! * otherwise drop (`count = 0`).
 //!
 //! The buffer limit is a hard limit (forced drop). Thresholds are in packets.
+//!
+//! **ns mode** ([`RedParams::ns`], off by default): the enqueue rules of ns-2's and ns-3's RED
+//! (`RedQueueDisc::DoEnqueue` in ns-3 3.44, read, not copied), for comparisons against those
+//! simulators: no drop at all while at most one packet is queued (the early-drop block runs
+//! only when `avg ≥ min_th` *and* the queue holds more than one packet); the first arrival
+//! after the average crossed `min_th` — or after such a near-empty queue — only restarts the
+//! count at 1 (`m_old`); `count` grows on every arrival and a hard drop above the gentle
+//! region keeps it; the idle correction is `(1−w_q)^(⌊idle/pkt_time⌋+1)`. Floyd & Jacobson's
+//! fig. 2, and Linux's `sch_red`, have none of these, so they stay the default (and the
+//! paper-002 presets are unchanged).
 
 use super::{Aqm, AqmPacket, AqmStats, DropKind, Drops, Nanos};
 use crate::util::SplitMix64;
@@ -33,10 +43,13 @@ pub struct RedParams {
     pub gentle: bool,
     /// ns "wait" spacing: `p_a = p_b/(2 − count·p_b)` and no drop while `count·p_b < 1`.
     pub wait: bool,
+    /// ns-2/ns-3 enqueue rules (module header): no drop while ≤ 1 packet is queued, the
+    /// first arrival above `min_th` only restarts the count.
+    pub ns: bool,
 }
 
 impl Default for RedParams {
-    /// min_th 5, max_th 15, max_p 0.1, w_q 0.002, gentle on, wait off.
+    /// min_th 5, max_th 15, max_p 0.1, w_q 0.002, gentle on, wait off, ns mode off.
     fn default() -> Self {
         RedParams {
             min_th: 5.0,
@@ -45,6 +58,7 @@ impl Default for RedParams {
             w_q: 0.002,
             gentle: true,
             wait: false,
+            ns: false,
         }
     }
 }
@@ -58,6 +72,9 @@ pub struct Red<P> {
     bytes: u64,
     avg: f64,
     count: i64,
+    /// ns mode: the average was above `min_th` with more than one packet queued at the last
+    /// arrival (ns-3's `m_old`).
+    old: bool,
     idle_since: Option<Nanos>,
     pkt_time: f64,
     rng: SplitMix64,
@@ -94,6 +111,7 @@ impl<P: AqmPacket> Red<P> {
             bytes: 0,
             avg: 0.0,
             count: -1,
+            old: false,
             idle_since: Some(0),
             pkt_time: pkt_time as f64,
             rng: SplitMix64::new(seed ^ 0x5245_4400),
@@ -119,7 +137,11 @@ impl<P: AqmPacket> Red<P> {
         match self.idle_since {
             Some(t0) if self.q.is_empty() => {
                 let m = now.saturating_sub(t0) as f64 / self.pkt_time;
-                self.avg *= (1.0 - w).powf(m);
+                if self.p.ns {
+                    self.avg *= (1.0 - w).powi(m as i32 + 1);
+                } else {
+                    self.avg *= (1.0 - w).powf(m);
+                }
             }
             _ => self.avg = (1.0 - w) * self.avg + w * self.q.len() as f64,
         }
@@ -134,9 +156,13 @@ impl<P: AqmPacket> Red<P> {
             max_p,
             gentle,
             wait,
+            ns,
             ..
         } = self.p;
         let avg = self.avg;
+        if ns {
+            return self.early_drop_ns();
+        }
         let pb = if avg < min_th {
             self.count = -1;
             self.last_pb = 0.0;
@@ -167,6 +193,63 @@ impl<P: AqmPacket> Red<P> {
             1.0
         };
         if pa > 0.0 && (pa >= 1.0 || self.rng.next_f64() < pa) {
+            self.count = 0;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// The early-drop decision under ns-2/ns-3's rules (module header).
+    fn early_drop_ns(&mut self) -> bool {
+        let RedParams {
+            min_th,
+            max_th,
+            max_p,
+            gentle,
+            wait,
+            ..
+        } = self.p;
+        let avg = self.avg;
+        // ns-3 starts the count at 0 (ours: −1, fig. 2); only the first-crossing reset to 1
+        // below reads it before a drop, so the start value does not matter.
+        self.count += 1;
+        if !(avg >= min_th && self.q.len() > 1) {
+            self.old = false;
+            self.last_pb = 0.0;
+            return false;
+        }
+        if avg >= if gentle { 2.0 * max_th } else { max_th } {
+            self.last_pb = 1.0;
+            return true;
+        }
+        if !self.old {
+            self.count = 1;
+            self.old = true;
+            self.last_pb = 0.0;
+            return false;
+        }
+        let pb = if avg >= max_th {
+            max_p + (1.0 - max_p) * (avg - max_th) / max_th
+        } else {
+            max_p * (avg - min_th) / (max_th - min_th)
+        };
+        self.last_pb = pb;
+        let c = self.count as f64 * pb;
+        let pa = if wait {
+            if c < 1.0 {
+                0.0
+            } else if c < 2.0 {
+                pb / (2.0 - c)
+            } else {
+                1.0
+            }
+        } else if c < 1.0 {
+            pb / (1.0 - c)
+        } else {
+            1.0
+        };
+        if self.rng.next_f64() <= pa {
             self.count = 0;
             true
         } else {
@@ -248,6 +331,7 @@ mod tests {
             w_q: 0.5,
             gentle: true,
             wait: false,
+            ns: false,
         }
     }
 
@@ -311,6 +395,57 @@ mod tests {
         let drops = d.pkts.len() as f64;
         let gap = n as f64 / drops;
         assert!((gap - 10.0).abs() < 0.2, "mean gap {gap}");
+    }
+
+    #[test]
+    fn ns_mode_never_drops_with_at_most_one_packet_queued_and_skips_the_first_crossing() {
+        let mut p = params();
+        p.ns = true;
+        p.w_q = 1e-12; // keep the average where it is set
+        let mut r = Red::<P>::new(p, 1000, 1000, 3).unwrap();
+        let mut d = Drops::default();
+        // avg = 40 (beyond 2·max_th): Floyd & Jacobson drop every arrival; ns mode drops none
+        // while the queue holds 0 or 1 packet.
+        r.avg = 40.0;
+        r.idle_since = None;
+        for _ in 0..1000 {
+            r.enqueue(P, 0, &mut d);
+            r.q.clear();
+        }
+        assert!(d.pkts.is_empty());
+        r.q.push_back(P);
+        r.enqueue(P, 0, &mut d); // one queued → still no drop
+        assert!(d.pkts.is_empty());
+        r.enqueue(P, 0, &mut d); // two queued, hard region → drop
+        assert_eq!(d.pkts.len(), 1);
+        // Linear region, p_b = 1 (max_p = 1, avg = max_th − ε): the first arrival after the
+        // crossing only restarts the count; the next one is dropped (p_a ≥ 1).
+        let mut p = params();
+        p.ns = true;
+        p.max_p = 1.0;
+        p.gentle = false;
+        p.w_q = 1e-12;
+        let mut r = Red::<P>::new(p, 1000, 1000, 3).unwrap();
+        r.q.extend([P; 5]);
+        r.idle_since = None;
+        r.avg = 14.999;
+        let mut d = Drops::default();
+        r.enqueue(P, 0, &mut d);
+        assert!(d.pkts.is_empty(), "first crossing: no drop");
+        r.enqueue(P, 0, &mut d);
+        assert_eq!(d.pkts.len(), 1);
+        // The same sequence with ns mode off drops the first arrival.
+        let mut p = params();
+        p.max_p = 1.0;
+        p.gentle = false;
+        p.w_q = 1e-12;
+        let mut r = Red::<P>::new(p, 1000, 1000, 3).unwrap();
+        r.q.extend([P; 5]);
+        r.idle_since = None;
+        r.avg = 14.999;
+        let mut d = Drops::default();
+        r.enqueue(P, 0, &mut d);
+        assert_eq!(d.pkts.len(), 1);
     }
 
     #[test]

@@ -154,6 +154,9 @@ pub struct AqmSimConfig {
     pub red_no_gentle: bool,
     /// ns-style "wait" spacing between RED drops.
     pub red_wait: bool,
+    /// ns-2/ns-3's RED enqueue rules (no drop while ≤ 1 packet is queued, first arrival above
+    /// min_th only restarts the count; [`crate::aqm::red`]), for comparisons with ns-3.
+    pub red_ns: bool,
     /// NewReno partial-ACK recovery.
     pub newreno: bool,
     /// Delayed ACKs.
@@ -213,6 +216,7 @@ impl Default for AqmSimConfig {
             red_wq: 0.002,
             red_no_gentle: false,
             red_wait: false,
+            red_ns: false,
             newreno: false,
             delayed_ack: false,
             mss: 1000,
@@ -373,6 +377,7 @@ impl AqmSimConfig {
             w_q: self.red_wq,
             gentle: !self.red_no_gentle,
             wait: self.red_wait,
+            ns: self.red_ns,
         };
         let mut ps = AqmParamSet {
             red,
@@ -408,6 +413,7 @@ pub enum AqmInfo {
         w_q: f64,
         gentle: bool,
         wait: bool,
+        ns: bool,
     },
     /// SRED.
     #[serde(rename = "sred")]
@@ -473,6 +479,7 @@ impl AqmInfo {
                 w_q: p.w_q,
                 gentle: p.gentle,
                 wait: p.wait,
+                ns: p.ns,
             },
             AqmSpec::Sred(p) => AqmInfo::Sred {
                 m: p.m,
