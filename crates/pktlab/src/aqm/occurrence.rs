@@ -27,31 +27,45 @@
 /// Slots per bucket: 8 keys (one 64-byte cache line) + 8 counts (the next line).
 const WAYS: usize = 8;
 
-/// Bits of a bucket's meta word that mark its used ways; the overflow count sits above them.
-const USED: u32 = (1 << WAYS) - 1;
+/// Bits of a bucket's meta word that mark its used ways — way `w` is bit `2w`, the lane
+/// layout of [`crate::simd::eq_mask_line`]'s match masks, so the two combine without
+/// conversion; the overflow count sits above them.
+const USED: u32 = 0x5555;
 
 /// One overflowing flow in a meta word.
-const OVER_ONE: u32 = 1 << WAYS;
+const OVER_ONE: u32 = 1 << (2 * WAYS);
+
+/// The mask bit of way `w`.
+#[inline(always)]
+fn bit(w: usize) -> u32 {
+    1 << (2 * w)
+}
+
+/// The way of the lowest set bit of a (spread) mask; way 0 for an empty mask.
+#[inline(always)]
+fn way(m: u32) -> usize {
+    (m.trailing_zeros() as usize >> 1) & (WAYS - 1)
+}
 
 /// Two cache lines: eight keys, then their eight occurrences.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 struct Bucket {
-    keys: [u64; WAYS],
+    keys: crate::simd::Line64,
     occ: [u64; WAYS],
 }
 
 impl Bucket {
     const EMPTY: Bucket = Bucket {
-        keys: [0; WAYS],
+        keys: crate::simd::Line64([0; WAYS]),
         occ: [0; WAYS],
     };
 
-    /// Bit `i` set where `keys[i] == k`, without branches ([`crate::simd::eq_mask_u64`];
+    /// Bit `2i` set where `keys[i] == k`, without branches ([`crate::simd::eq_mask_line`];
     /// the caller keeps only the used ways).
     #[inline(always)]
     fn mask(&self, k: u64) -> u32 {
-        crate::simd::eq_mask_u64(&self.keys, k)
+        crate::simd::eq_mask_line(&self.keys, k)
     }
 }
 
@@ -59,7 +73,7 @@ impl Bucket {
 #[derive(Clone, Debug)]
 pub struct OccurrenceTable {
     buckets: Vec<Bucket>,
-    /// Per bucket: bits 0–3 = used ways, bits 4… = live flows with an earlier-or-equal home
+    /// Per bucket: even bits 0–14 = used ways (way `w` at bit `2w`), bits 16… = live flows with an earlier-or-equal home
     /// bucket stored after it (the overflow count).
     meta: Vec<u32>,
     /// log2(buckets); the home bucket is the top `bits` bits of a product.
@@ -132,7 +146,7 @@ impl OccurrenceTable {
             let mt = self.meta(b);
             let fm = self.at(b).mask(k) & mt;
             if fm != 0 {
-                return Some((b, fm.trailing_zeros() as usize));
+                return Some((b, way(fm)));
             }
             if mt < OVER_ONE {
                 return None;
@@ -152,7 +166,7 @@ impl OccurrenceTable {
         // select, not a branch (presence is data, not a pattern). The test is one OR of
         // integers so that the compiler cannot split it into a branch on `fm`.
         if fm | (mt < OVER_ONE) as u32 != 0 {
-            let v = bk.occ[(fm.trailing_zeros() as usize) & (WAYS - 1)];
+            let v = bk.occ[way(fm)];
             return std::hint::select_unpredictable(fm != 0, v, 0);
         }
         self.get_slow(id)
@@ -181,12 +195,11 @@ impl OccurrenceTable {
         let room = !mt & USED & 0u32.wrapping_sub((mt < OVER_ONE) as u32);
         if fm | room != 0 {
             let hit = fm != 0;
-            let w = (std::hint::select_unpredictable(hit, fm, room).trailing_zeros() as usize)
-                & (WAYS - 1);
+            let w = way(std::hint::select_unpredictable(hit, fm, room));
             let v = std::hint::select_unpredictable(hit, bk.occ[w], 0) + d;
-            bk.keys[w] = id;
+            bk.keys.0[w] = id;
             bk.occ[w] = v;
-            *self.meta_mut(b) = mt | 1 << w;
+            *self.meta_mut(b) = mt | bit(w);
             return v;
         }
         self.add_slow(id, d)
@@ -206,11 +219,11 @@ impl OccurrenceTable {
         loop {
             let free = !self.meta(b) & USED;
             if free != 0 {
-                let w = free.trailing_zeros() as usize;
+                let w = way(free);
                 let bk = self.at_mut(b);
-                bk.keys[w] = k;
+                bk.keys.0[w] = k;
                 bk.occ[w] = d;
-                *self.meta_mut(b) |= 1 << w;
+                *self.meta_mut(b) |= bit(w);
                 return d;
             }
             *self.meta_mut(b) += OVER_ONE;
@@ -227,10 +240,10 @@ impl OccurrenceTable {
         let bk = self.at_mut(b);
         let fm = bk.mask(id) & mt;
         if fm != 0 {
-            let w = fm.trailing_zeros() as usize & (WAYS - 1);
+            let w = way(fm);
             let v = bk.occ[w].saturating_sub(d);
             bk.occ[w] = v;
-            *self.meta_mut(b) = mt & !(((v == 0) as u32) << w);
+            *self.meta_mut(b) = mt & !(((v == 0) as u32) << (2 * w));
             return;
         }
         self.sub_slow(id, d);
@@ -247,7 +260,7 @@ impl OccurrenceTable {
         if bk.occ[w] > 0 {
             return;
         }
-        *self.meta_mut(b) &= !(1 << w);
+        *self.meta_mut(b) &= !bit(w);
         // The flow no longer passes the buckets from its home up to (not including) `b`.
         let mut h = self.home(k);
         while h != b {
