@@ -116,6 +116,15 @@ impl<R: Rule, S: Store<Meta = R::Meta>> Policy for Cache<R, S> {
         let q = self.store.queue(set, h);
         (self.store.layout().ghost_mask >> q & 1 == 0).then(|| self.store.slot(set, h))
     }
+    /// One `find`; the entry's queue is looked up only for rules that keep ghosts.
+    #[inline(always)]
+    fn contains(&self, set: usize, key: u64) -> bool {
+        let g = self.store.layout().ghost_mask;
+        match self.store.find(set, key) {
+            None => false,
+            Some(h) => g == 0 || g >> self.store.queue(set, h) & 1 == 0,
+        }
+    }
 }
 
 /// Shared steps of the one-queue rules.

@@ -115,6 +115,13 @@ pub trait Policy {
     /// The storage slot of cached `key` (content stores keep their data by slot), without
     /// touching the policy's state.
     fn slot_of(&self, set: usize, key: u64) -> Option<u32>;
+    /// True if `key` is cached in `set` (resident, not a ghost), without touching the policy's
+    /// state: `slot_of(set, key).is_some()`, which implementations may answer more cheaply
+    /// (the data plane's next-hop cache asks it for every way of a set after an insertion).
+    #[inline(always)]
+    fn contains(&self, set: usize, key: u64) -> bool {
+        self.slot_of(set, key).is_some()
+    }
 }
 
 /// How the set index is computed from the 5-tuple.

@@ -732,6 +732,13 @@ proptest! {
                             pending.push((set, k));
                         }
                         prop_assert_eq!(x.len(), y.len());
+                        // `contains` answers as `slot_of` does, ghosts included (ARC, S3-FIFO),
+                        // for the key just looked up and a key never seen.
+                        for c in [&x as &dyn ContainsCheck, &y] {
+                            for q in [k, u64::from(u32::MAX - 7)] {
+                                prop_assert_eq!(c.has(set, q), c.slot(set, q).is_some(), "{} contains {}", name, q);
+                            }
+                        }
                     }
                 }};
             }
@@ -751,6 +758,22 @@ proptest! {
                 n => both!(Hpc::new(n.strip_prefix("hpc").unwrap().parse().unwrap())),
             }
         }
+    }
+}
+
+/// `Policy::contains` and `Policy::slot_of` side by side, object-safe (`Policy` has an
+/// associated constant).
+trait ContainsCheck {
+    fn has(&self, set: usize, key: u64) -> bool;
+    fn slot(&self, set: usize, key: u64) -> Option<u32>;
+}
+
+impl<P: Policy> ContainsCheck for P {
+    fn has(&self, set: usize, key: u64) -> bool {
+        self.contains(set, key)
+    }
+    fn slot(&self, set: usize, key: u64) -> Option<u32> {
+        self.slot_of(set, key)
     }
 }
 

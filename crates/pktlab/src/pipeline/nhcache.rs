@@ -10,7 +10,7 @@
 //! filled makes it stale). A policy hit whose value does not validate counts as a miss: the
 //! route is looked up again and the value refreshed in place. The value slots mirror the
 //! policy's set exactly: after an insertion, the slot whose key the policy no longer holds
-//! ([`Policy::slot_of`] is `None`) takes the new key. No allocation after construction.
+//! ([`Policy::contains`] is false) takes the new key. No allocation after construction.
 
 use crate::flowcache::engine::fits_small;
 use crate::flowcache::{Access, Cache, Fifo, Hpc, Lru, Policy, Random, Rule, Slru, Small, Spc};
@@ -160,7 +160,7 @@ impl<P: Policy> NextHopCache<P> {
         }
         self.policy.insert(set, key as u64, 0);
         let p = &self.policy;
-        let held = |k: u32| p.slot_of(set, k as u64).is_some();
+        let held = |k: u32| p.contains(set, k as u64);
         if !held(key) {
             return; // the policy declined to cache it
         }
