@@ -178,20 +178,7 @@ impl<P: AqmPacket> Red<P> {
         };
         self.last_pb = pb;
         self.count += 1;
-        let c = self.count as f64 * pb;
-        let pa = if wait {
-            if c < 1.0 {
-                0.0
-            } else if c < 2.0 {
-                pb / (2.0 - c)
-            } else {
-                1.0
-            }
-        } else if c < 1.0 {
-            pb / (1.0 - c)
-        } else {
-            1.0
-        };
+        let pa = spaced(pb, self.count, wait);
         if pa > 0.0 && (pa >= 1.0 || self.rng.next_f64() < pa) {
             self.count = 0;
             true
@@ -235,20 +222,7 @@ impl<P: AqmPacket> Red<P> {
             max_p * (avg - min_th) / (max_th - min_th)
         };
         self.last_pb = pb;
-        let c = self.count as f64 * pb;
-        let pa = if wait {
-            if c < 1.0 {
-                0.0
-            } else if c < 2.0 {
-                pb / (2.0 - c)
-            } else {
-                1.0
-            }
-        } else if c < 1.0 {
-            pb / (1.0 - c)
-        } else {
-            1.0
-        };
+        let pa = spaced(pb, self.count, wait);
         if self.rng.next_f64() <= pa {
             self.count = 0;
             true
@@ -305,6 +279,27 @@ impl<P: AqmPacket> Aqm<P> for Red<P> {
     }
     fn avg_estimate(&self) -> f64 {
         self.avg
+    }
+}
+
+/// Floyd & Jacobson's spacing of drops (fig. 2): the actual drop probability after `count`
+/// undropped arrivals at base probability `pb`, `p_a = p_b / (1 − count·p_b)`, or with "wait"
+/// (ns-2's `wait_`, drops at least 1/p_b apart) `p_b / (2 − count·p_b)` from count·p_b ≥ 1 on.
+#[inline]
+fn spaced(pb: f64, count: i64, wait: bool) -> f64 {
+    let c = count as f64 * pb;
+    if wait {
+        if c < 1.0 {
+            0.0
+        } else if c < 2.0 {
+            pb / (2.0 - c)
+        } else {
+            1.0
+        }
+    } else if c < 1.0 {
+        pb / (1.0 - c)
+    } else {
+        1.0
     }
 }
 
