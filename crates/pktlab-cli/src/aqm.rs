@@ -145,6 +145,11 @@ pub struct SimArgs {
     /// first arrival above min_th only restarts the drop count (for comparisons with ns-3).
     #[arg(long)]
     red_ns: bool,
+    /// ns-3's event order on the access links: a packet's arrival at the router is scheduled
+    /// when its serialisation starts, not when its host sends it (decides DropTail ties as
+    /// ns-3 does; for comparisons with ns-3).
+    #[arg(long)]
+    ns3_order: bool,
     /// NewReno partial-ACK recovery (RFC 6582) instead of Reno's.
     #[arg(long)]
     newreno: bool,
@@ -225,6 +230,7 @@ fn sim(a: SimArgs) -> Result<i32> {
         red_no_gentle: a.red_no_gentle,
         red_wait: a.red_wait,
         red_ns: a.red_ns,
+        ns3_order: a.ns3_order,
         newreno: a.newreno,
         delayed_ack: a.delayed_ack,
         mss: a.mss,

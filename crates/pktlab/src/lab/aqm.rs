@@ -157,6 +157,10 @@ pub struct AqmSimConfig {
     /// ns-2/ns-3's RED enqueue rules (no drop while ≤ 1 packet is queued, first arrival above
     /// min_th only restarts the count; [`crate::aqm::red`]), for comparisons with ns-3.
     pub red_ns: bool,
+    /// ns-3's event order on the access links: a packet's arrival at the router is scheduled
+    /// when its serialisation starts, not when it is sent (DropTail ties then fall as in ns-3;
+    /// [`DumbbellConfig::ns3_order`]), for comparisons with ns-3.
+    pub ns3_order: bool,
     /// NewReno partial-ACK recovery.
     pub newreno: bool,
     /// Delayed ACKs.
@@ -217,6 +221,7 @@ impl Default for AqmSimConfig {
             red_no_gentle: false,
             red_wait: false,
             red_ns: false,
+            ns3_order: false,
             newreno: false,
             delayed_ack: false,
             mss: 1000,
@@ -363,6 +368,7 @@ impl AqmSimConfig {
             sample_every,
             vegas_uses_reno: false,
             drop_once: Vec::new(),
+            ns3_order: a.ns3_order,
         };
         cfg.validate().map_err(Error::Param)?;
         Ok(cfg)
@@ -574,6 +580,9 @@ pub struct RunConfigInfo {
     pub start_spread_s: f64,
     pub seed: u64,
     pub access_queues: &'static str,
+    /// Only shown when set ([`DumbbellConfig::ns3_order`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub ns3_order: bool,
     pub tcp: TcpInfo,
 }
 
@@ -602,6 +611,7 @@ impl RunConfigInfo {
             start_spread_s: c.start_spread as f64 / 1e9,
             seed: c.seed,
             access_queues: "unbounded FIFO (losses only at the bottleneck)",
+            ns3_order: c.ns3_order,
             tcp: TcpInfo {
                 mss: t.mss,
                 header_bytes: t.header,

@@ -109,9 +109,17 @@ impl Pipe {
     /// The time at which a packet of `bytes` entering at `at` reaches the far end.
     #[inline]
     pub fn send(&mut self, bytes: u32, at: Time) -> Time {
-        let done = at.max(self.busy_until) + tx_time(bytes, self.bw_bps);
+        self.send_timed(bytes, at).1
+    }
+
+    /// Like [`Pipe::send`], also returning when the packet's serialisation starts:
+    /// `(start, arrival)`, `start > at` when it waits behind earlier packets.
+    #[inline]
+    pub fn send_timed(&mut self, bytes: u32, at: Time) -> (Time, Time) {
+        let start = at.max(self.busy_until);
+        let done = start + tx_time(bytes, self.bw_bps);
         self.busy_until = done;
-        done + self.delay
+        (start, done + self.delay)
     }
 }
 
@@ -126,5 +134,6 @@ mod tests {
         assert_eq!(p.send(1000, 0), 6_000_000);
         assert_eq!(p.send(1000, 0), 7_000_000);
         assert_eq!(p.send(1000, 10_000_000), 16_000_000);
+        assert_eq!(p.send_timed(1000, 10_000_000), (11_000_000, 17_000_000));
     }
 }

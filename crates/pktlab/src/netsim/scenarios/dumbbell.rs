@@ -123,6 +123,13 @@ pub struct DumbbellConfig {
     pub vegas_uses_reno: bool,
     /// Test hook: (flow, segment) pairs dropped at the router the first time they arrive.
     pub drop_once: Vec<(u32, u32)>,
+    /// ns-3's event order on the access links (for the ns-3 comparisons; off by default, so
+    /// the paper-002 presets are unchanged): a packet's arrival at the router is scheduled
+    /// when its serialisation on the access link starts, as ns-3's
+    /// `PointToPointNetDevice::TransmitStart` does, not when its host sends it. Arrival times
+    /// are the same; only which of two packets arriving at the same nanosecond the router
+    /// sees first changes — under DropTail, which one a full queue drops. See [`AccessLink`].
+    pub ns3_order: bool,
 }
 
 impl Default for DumbbellConfig {
@@ -150,6 +157,7 @@ impl Default for DumbbellConfig {
             sample_every: None,
             vegas_uses_reno: false,
             drop_once: Vec::new(),
+            ns3_order: false,
         }
     }
 }
@@ -306,6 +314,8 @@ pub struct DumbbellResult {
 #[derive(Clone, Copy, Debug)]
 enum Ev {
     Start(u32),
+    /// The access link of this flow finished serialising a packet ([`AccessLink`], ns-3 order).
+    AccessDone(u32),
     AtRouter(Packet),
     BottleneckDone,
     AtReceiver(Packet),
@@ -323,11 +333,74 @@ enum Agent {
     Udp(CbrSource),
 }
 
+/// A host's access link towards the router: an unbounded FIFO of bandwidth `bw` and delay
+/// `τ`. Arrival times are those of [`Pipe`] in both orders; what differs is *when* the arrival
+/// event enters the event queue, which decides the order of two arrivals at the same
+/// nanosecond (the queue breaks ties by insertion order):
+///
+/// * default: at send time, even for a packet waiting behind its host's previous one — its
+///   arrival is scheduled before those of packets other hosts send while it waits;
+/// * `ns3_order`: when its serialisation starts, like ns-3, whose point-to-point device starts
+///   the next queued packet from its transmit-complete event and schedules the packet's
+///   reception then (`PointToPointNetDevice::TransmitStart` → `PointToPointChannel::
+///   TransmitStart`). One extra event per packet.
+struct AccessLink {
+    pipe: Pipe,
+    ns3_order: bool,
+    /// ns-3 order: packets waiting for the transmitter.
+    waiting: std::collections::VecDeque<Packet>,
+    /// ns-3 order: a packet is being serialised.
+    busy: bool,
+}
+
+impl AccessLink {
+    fn new(bw_bps: u64, delay: Time, ns3_order: bool) -> Self {
+        AccessLink {
+            pipe: Pipe::new(bw_bps, delay),
+            ns3_order,
+            waiting: std::collections::VecDeque::new(),
+            busy: false,
+        }
+    }
+
+    /// Host `flow` hands packet `p` to its access link at `now`.
+    #[inline]
+    fn send(&mut self, ev: &mut EventQueue<Ev>, p: Packet, now: Time, flow: u32) {
+        if !self.ns3_order {
+            let at = self.pipe.send(p.size, now);
+            ev.push(at, Ev::AtRouter(p));
+        } else if self.busy {
+            self.waiting.push_back(p);
+        } else {
+            self.start(ev, p, now, flow);
+        }
+    }
+
+    /// ns-3 order: serialisation of `p` starts now; schedule its end and its arrival.
+    #[inline]
+    fn start(&mut self, ev: &mut EventQueue<Ev>, p: Packet, now: Time, flow: u32) {
+        let (start, at) = self.pipe.send_timed(p.size, now);
+        debug_assert_eq!(start, now);
+        self.busy = true;
+        ev.push(at - self.pipe.delay, Ev::AccessDone(flow));
+        ev.push(at, Ev::AtRouter(p));
+    }
+
+    /// ns-3 order: the transmitter is free; start the next waiting packet.
+    #[inline]
+    fn done(&mut self, ev: &mut EventQueue<Ev>, now: Time, flow: u32) {
+        self.busy = false;
+        if let Some(p) = self.waiting.pop_front() {
+            self.start(ev, p, now, flow);
+        }
+    }
+}
+
 struct Flow {
     kind: FlowKind,
     agent: Agent,
     sacks: std::collections::VecDeque<([(u32, u32); 3], u8)>,
-    up: Pipe,
+    up: AccessLink,
     down: Pipe,
     delivered: u64,
     delivered_at_warmup: u64,
@@ -382,7 +455,7 @@ pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, String> {
             kind,
             agent,
             sacks: std::collections::VecDeque::with_capacity(if cfg.tcp.sack { 256 } else { 0 }),
-            up: Pipe::new(cfg.access_bw_bps, delay),
+            up: AccessLink::new(cfg.access_bw_bps, delay, cfg.ns3_order),
             down: Pipe::new(cfg.access_bw_bps, delay),
             delivered: 0,
             delivered_at_warmup: 0,
@@ -419,8 +492,7 @@ pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, String> {
         ($f:expr, $now:expr) => {{
             let f: &mut Flow = $f;
             for p in out.drain(..) {
-                let at = f.up.send(p.size, $now);
-                ev.push(at, Ev::AtRouter(p));
+                f.up.send(&mut ev, p, $now, p.flow);
             }
         }};
     }
@@ -481,6 +553,7 @@ pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, String> {
 
     while let Some((now, e)) = ev.pop_until(cfg.duration) {
         match e {
+            Ev::AccessDone(i) => flows[i as usize].up.done(&mut ev, now, i),
             Ev::AtRouter(p) => {
                 let f = &mut flows[p.flow as usize];
                 if measuring {
@@ -607,8 +680,7 @@ pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, String> {
                 let f = &mut flows[i as usize];
                 if let Agent::Udp(s) = &mut f.agent {
                     let (p, next) = s.next(now);
-                    let at = f.up.send(p.size, now);
-                    ev.push(at, Ev::AtRouter(p));
+                    f.up.send(&mut ev, p, now, i);
                     ev.push(next, Ev::UdpTick(i));
                 }
             }

@@ -657,6 +657,7 @@ impl TcpSender {
             // pipe allows — not go-back-N over segments the receiver already holds.
             self.in_recovery = true;
             self.rto_loss = true;
+            sb.clear_rtx(self.snd_una, self.max_sent);
             sb.high_rxt = self.snd_una;
             self.emit(self.snd_una, now, out);
             self.restart_timer(now);
@@ -713,6 +714,9 @@ impl TcpSender {
         if seq < self.max_sent {
             self.retx[idx] = true;
             self.stats.retransmits += 1;
+            if let Some(sb) = self.sb.as_deref_mut() {
+                sb.mark_rtx(seq);
+            }
         } else {
             self.retx[idx] = false;
             self.max_sent = seq + 1;

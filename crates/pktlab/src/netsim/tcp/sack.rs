@@ -5,7 +5,15 @@
 //! from each ACK's SACK blocks with word operations. During recovery `cwnd` stays at
 //! `ssthresh` and segments leave while `cwnd − pipe ≥ 1`: first the lowest segment above
 //! `HighRxt` that is not SACKed and `IsLost` (at least `DupThresh` SACKed segments above it),
-//! then new data. Recovery ends when the cumulative ACK passes the recovery point. Rule 3
+//! then new data. Recovery ends when the cumulative ACK passes the recovery point.
+//!
+//! A second bitmap marks segments retransmitted since the last timeout and neither SACKed nor
+//! acknowledged since — Linux's `TCPCB_SACKED_RETRANS`, ns-3's `TcpTxItem::m_retrans`. They
+//! count in the pipe (they are in flight) and `NextSeg` does not resend them, also in a later
+//! recovery episode: RFC 6675 restarts `HighRxt` at each new recovery, and read literally it
+//! would resend, at once, holes whose retransmissions from the episode just ended are still
+//! in flight (one segment in six under RED's 13 % loss; issue 17, difference 5). As in Linux
+//! and ns-3 without RACK, a retransmission lost again is then recovered by the timeout. Rule 3
 //! (re-sending a not-yet-lost hole) is not needed: the sender always has new data. A
 //! retransmission timeout keeps the scoreboard (RFC 6675 §5.1 with erratum 1610: pktlab's
 //! receiver never reneges; Linux and ns-3 keep it too) and starts the same recovery with
@@ -13,13 +21,18 @@
 
 use super::{Packet, TcpSender, Time};
 
-/// The sender's record of SACKed segments in `[snd_una, max_sent)`.
+/// The sender's record of SACKed segments in `[snd_una, max_sent)`, and of the segments
+/// retransmitted since the last timeout that are still outstanding.
 #[derive(Clone, Debug)]
 pub struct Scoreboard {
     bits: Vec<u64>,
+    /// Retransmitted since the last timeout, not SACKed or acknowledged since.
+    rtx: Vec<u64>,
     mask: u32,
     /// SACKed segments in `[snd_una, max_sent)`.
     count: u32,
+    /// Bits set in `rtx`.
+    rtx_count: u32,
     /// Highest segment retransmitted in the current recovery (RFC 6675 `HighRxt`).
     pub(super) high_rxt: u32,
 }
@@ -30,8 +43,10 @@ impl Scoreboard {
         let cap = cap.max(64);
         Scoreboard {
             bits: vec![0; (cap / 64) as usize],
+            rtx: vec![0; (cap / 64) as usize],
             mask: cap - 1,
             count: 0,
+            rtx_count: 0,
             high_rxt: 0,
         }
     }
@@ -41,12 +56,12 @@ impl Scoreboard {
         self.count
     }
 
-    /// Applies `f(word, bit_mask, base_seq)` to the words covering `[s, e)`.
+    /// Calls `f(word_index, bit_mask, base_seq)` for the words covering `[s, e)`.
     #[inline]
-    fn words(&mut self, s: u32, e: u32, mut f: impl FnMut(&mut u64, u64, u32)) {
+    fn span(mask: u32, s: u32, e: u32, mut f: impl FnMut(usize, u64, u32)) {
         let mut q = s;
         while q < e {
-            let i = q & self.mask;
+            let i = q & mask;
             let off = i & 63;
             let n = (64 - off).min(e - q);
             let m = if n == 64 {
@@ -54,9 +69,67 @@ impl Scoreboard {
             } else {
                 ((1u64 << n) - 1) << off
             };
-            f(&mut self.bits[(i >> 6) as usize], m, q - off);
+            f((i >> 6) as usize, m, q - off);
             q += n;
         }
+    }
+
+    /// Applies `f(word, bit_mask, base_seq)` to the SACK words covering `[s, e)`.
+    #[inline]
+    fn words(&mut self, s: u32, e: u32, mut f: impl FnMut(&mut u64, u64, u32)) {
+        let bits = &mut self.bits;
+        Self::span(self.mask, s, e, |w, m, base| f(&mut bits[w], m, base));
+    }
+
+    /// Clears the retransmitted marks in `[s, e)`.
+    #[inline]
+    fn clear_rtx_range(&mut self, s: u32, e: u32) {
+        if self.rtx_count == 0 || s >= e {
+            return;
+        }
+        let (rtx, mut gone) = (&mut self.rtx, 0);
+        Self::span(self.mask, s, e, |w, m, _| {
+            gone += (rtx[w] & m).count_ones();
+            rtx[w] &= !m;
+        });
+        self.rtx_count -= gone;
+    }
+
+    /// Segment `s` was retransmitted (and is outstanding).
+    #[inline]
+    pub fn mark_rtx(&mut self, s: u32) {
+        let i = s & self.mask;
+        let (w, b) = ((i >> 6) as usize, 1u64 << (i & 63));
+        if self.rtx[w] & b == 0 {
+            self.rtx[w] |= b;
+            self.rtx_count += 1;
+        }
+    }
+
+    /// True if segment `s` was retransmitted since the last timeout and is neither SACKed
+    /// nor acknowledged.
+    #[inline]
+    pub fn is_rtx(&self, s: u32) -> bool {
+        let i = s & self.mask;
+        self.rtx[(i >> 6) as usize] >> (i & 63) & 1 == 1
+    }
+
+    /// Retransmitted, outstanding segments in `[s, e)`.
+    pub fn rtx_in(&self, s: u32, e: u32) -> u32 {
+        if self.rtx_count == 0 || s >= e {
+            return 0;
+        }
+        let mut n = 0;
+        Self::span(self.mask, s, e, |w, m, _| {
+            n += (self.rtx[w] & m).count_ones()
+        });
+        n
+    }
+
+    /// A timeout: every outstanding segment may be resent again (ns-3's `SetSentListLost`
+    /// clears the retransmitted flags; Linux's `tcp_enter_loss` clears `TCPCB_SACKED_RETRANS`).
+    pub fn clear_rtx(&mut self, una: u32, max_sent: u32) {
+        self.clear_rtx_range(una, max_sent);
     }
 
     /// Records the blocks (clipped to `[una, max_sent)`); returns the number of newly SACKed
@@ -79,9 +152,14 @@ impl Scoreboard {
             if s >= e || e - s > self.mask {
                 continue;
             }
-            self.words(s, e, |w, m, base| {
+            let (bits, rtx, mut unmarked) = (&mut self.bits, &mut self.rtx, 0);
+            Self::span(self.mask, s, e, |wi, m, base| {
+                let w = &mut bits[wi];
                 let new = m & !*w;
                 if new != 0 {
+                    // A SACKed retransmission is no longer outstanding.
+                    unmarked += (rtx[wi] & new).count_ones();
+                    rtx[wi] &= !new;
                     n += new.count_ones();
                     let mut x = new;
                     while x != 0 {
@@ -93,6 +171,7 @@ impl Scoreboard {
                     *w |= m;
                 }
             });
+            self.rtx_count -= unmarked;
         }
         self.count += n;
         (n, hi)
@@ -101,6 +180,7 @@ impl Scoreboard {
     /// The cumulative ACK moved from `old` to `new`: forget those segments; returns how many
     /// of them had been SACKed.
     pub fn advance(&mut self, old: u32, new: u32) -> u32 {
+        self.clear_rtx_range(old, new);
         if self.count == 0 {
             return 0;
         }
@@ -165,8 +245,8 @@ impl Scoreboard {
 impl TcpSender {
     /// RFC 6675 `SetPipe` with the loss boundary `L` (every un-SACKed segment `≤ L` is lost;
     /// after a timeout, every one up to the recovery point): `(pipe, L)` — un-SACKed segments
-    /// above `L`, plus un-SACKed ones up to `HighRxt` (lost and retransmitted). `None`
-    /// without SACK.
+    /// above `L`, plus the lost ones retransmitted since the last timeout and not SACKed since
+    /// (Linux's `tcp_packets_in_flight`, ns-3's `BytesInFlight`). `None` without SACK.
     pub(super) fn sack_pipe(&mut self) -> Option<(u32, Option<u32>)> {
         let (una, nxt, dupthresh) = (self.snd_una, self.snd_nxt, self.dupthresh);
         let (rto_loss, recover) = (self.rto_loss, self.recover);
@@ -177,15 +257,14 @@ impl TcpSender {
             let rp = (recover.max(0) as u32).min(nxt.saturating_sub(1));
             lost = Some(lost.map_or(rp, |l| l.max(rp)));
         }
-        let mut pipe = sb.unsacked(lost.map_or(una, |l| l + 1), nxt);
-        if sb.high_rxt >= una {
-            pipe += sb.unsacked(una, (sb.high_rxt + 1).min(nxt));
-        }
+        let above = lost.map_or(una, |l| l + 1);
+        let pipe = sb.unsacked(above, nxt) + sb.rtx_in(una, above.min(nxt));
         Some((pipe, lost))
     }
 
     /// RFC 6675 §5 step (C): while `cwnd − pipe ≥ 1`, send `NextSeg()` (rule 1: the lowest
-    /// lost, un-SACKed segment above `HighRxt`; rule 2: new data).
+    /// lost, un-SACKed segment above `HighRxt` not retransmitted since the last timeout;
+    /// rule 2: new data).
     pub(super) fn sack_transmit(&mut self, now: Time, out: &mut Vec<Packet>) {
         let una = self.snd_una;
         let Some((pipe, lost)) = self.sack_pipe() else {
@@ -199,7 +278,7 @@ impl TcpSender {
             let mut hole = None;
             if let (Some(l), Some(sb)) = (lost, self.sb.as_deref()) {
                 while cursor <= l {
-                    if !sb.is_sacked(cursor) {
+                    if !sb.is_sacked(cursor) && !sb.is_rtx(cursor) {
                         hole = Some(cursor);
                         break;
                     }

@@ -734,3 +734,44 @@ fn bbr_paces_sack_retransmissions() {
         "{worst} segments at one instant ({retx_bursts} retransmission bursts)"
     );
 }
+
+/// Issue 17 (difference 5): a SACK sender does not resend a hole whose retransmission is
+/// still outstanding when one recovery ends and the next begins at once (Linux's
+/// `TCPCB_SACKED_RETRANS`, ns-3's `m_retrans` persist across episodes; only a timeout clears
+/// them). A BBR flow loses the first copy of every 7th segment, never a retransmission: each lost
+/// segment must leave exactly twice, apart from the one head retransmission per recovery
+/// that RFC 6675 step (4.3) prescribes.
+#[test]
+fn sack_does_not_resend_outstanding_retransmissions_in_the_next_recovery() {
+    let cfg = TcpConfig {
+        sack: true,
+        ..TcpConfig::default()
+    };
+    let s = TcpSender::new(0, TcpKind::Bbr, &cfg);
+    let path = TestPath {
+        bw_bps: 10_000_000,
+        one_way: 20 * MS,
+        buffer: u32::MAX,
+        sack: true,
+    };
+    let mut copies = std::collections::HashMap::<u32, u32>::new();
+    let s = path_run(
+        s,
+        &path,
+        20 * SEC,
+        |_, p, _| {
+            let c = copies.entry(p.seq).or_insert(0);
+            *c += 1;
+            p.seq > 200 && p.seq % 7 == 3 && *c == 1
+        },
+        |_, _| {},
+    );
+    let third: u64 = copies.values().map(|&c| c.saturating_sub(2) as u64).sum();
+    assert_eq!(s.stats.timeouts, 0);
+    assert!(s.stats.fast_retransmits > 10, "{:?}", s.stats);
+    assert!(
+        third <= s.stats.fast_retransmits,
+        "{third} copies beyond the second, {} recoveries",
+        s.stats.fast_retransmits
+    );
+}

@@ -245,3 +245,49 @@ fn mixes_run_and_report_per_algorithm_shares() {
     assert!(r.shares.iter().all(|s| s.flows == 2 && s.total_mbps > 0.0));
     assert!(r.utilization > 0.9, "utilisation {}", r.utilization);
 }
+
+#[test]
+fn ns3_order_schedules_router_arrivals_when_serialisation_starts() {
+    // Host A sends two segments back to back at t = 0; the second waits one packet time T
+    // for A's access link. Host B sends one segment at T, from an event scheduled before A's
+    // sends (say, an ACK's arrival). A's second segment and B's reach the router at the same
+    // nanosecond, 2T + τ; the event queue breaks the tie by insertion order.
+    let (bw, tau) = (45_000_000, 20 * MS);
+    let t = tx_time(1040, bw);
+    let pkt = |flow, seq| Packet {
+        flow,
+        seq,
+        size: 1040,
+        kind: PktKind::Data,
+        ecn: 0,
+        enq_at: 0,
+    };
+    let order = |ns3: bool| {
+        let mut ev = EventQueue::new();
+        let mut links = [AccessLink::new(bw, tau, ns3), AccessLink::new(bw, tau, ns3)];
+        ev.push(t, Ev::Start(1)); // B's send, scheduled first
+        links[0].send(&mut ev, pkt(0, 0), 0, 0);
+        links[0].send(&mut ev, pkt(0, 1), 0, 0);
+        let mut got = vec![];
+        while let Some((now, e)) = ev.pop_until(SEC) {
+            match e {
+                Ev::Start(i) => links[i as usize].send(&mut ev, pkt(i, 0), now, i),
+                Ev::AccessDone(i) => links[i as usize].done(&mut ev, now, i),
+                Ev::AtRouter(p) => got.push((now, p.flow, p.seq)),
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        got
+    };
+    // Default: A's second segment was scheduled at send time, ahead of B's.
+    assert_eq!(
+        order(false),
+        vec![(t + tau, 0, 0), (2 * t + tau, 0, 1), (2 * t + tau, 1, 0)]
+    );
+    // ns-3's order: it is scheduled when its serialisation starts, at T, after B's send —
+    // same arrival times, B's segment first.
+    assert_eq!(
+        order(true),
+        vec![(t + tau, 0, 0), (2 * t + tau, 1, 0), (2 * t + tau, 0, 1)]
+    );
+}
