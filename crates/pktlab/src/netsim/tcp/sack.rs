@@ -17,7 +17,10 @@
 //! (re-sending a not-yet-lost hole) is not needed: the sender always has new data. A
 //! retransmission timeout keeps the scoreboard (RFC 6675 §5.1 with erratum 1610: pktlab's
 //! receiver never reneges; Linux and ns-3 keep it too) and starts the same recovery with
-//! every un-SACKed segment up to the recovery point lost, cwnd 1 growing as outside recovery.
+//! every un-SACKed segment up to the recovery point lost, cwnd 1 growing as outside recovery;
+//! `NextSeg` resends only those below the highest SACKed segment (rule 1.b, as ns-3's
+//! `TcpTxBuffer::NextSeg`; every one if no SACK lies above `snd_una`), so the segments of the
+//! last round trip, whose SACKs are still on their way, are not duplicated.
 
 use super::{Packet, TcpSender, Time};
 
