@@ -17,7 +17,10 @@
 //! (re-sending a not-yet-lost hole) is not needed: the sender always has new data. A
 //! retransmission timeout keeps the scoreboard (RFC 6675 §5.1 with erratum 1610: pktlab's
 //! receiver never reneges; Linux and ns-3 keep it too) and starts the same recovery with
-//! every un-SACKed segment up to the recovery point lost, cwnd 1 growing as outside recovery.
+//! every un-SACKed segment up to the recovery point lost, cwnd 1 growing as outside recovery;
+//! `NextSeg` resends only those below the highest SACKed segment (rule 1.b, as ns-3's
+//! `TcpTxBuffer::NextSeg`; every one if no SACK lies above `snd_una`), so the segments of the
+//! last round trip, whose SACKs are still on their way, are not duplicated.
 
 use super::{Packet, TcpSender, Time};
 
@@ -33,6 +36,9 @@ pub struct Scoreboard {
     count: u32,
     /// Bits set in `rtx`.
     rtx_count: u32,
+    /// Highest SACKed segment, valid while `count > 0` (ns-3's `m_highestSack`; RFC 6675's
+    /// "highest octet covered by any received SACK").
+    high_sack: u32,
     /// Highest segment retransmitted in the current recovery (RFC 6675 `HighRxt`).
     pub(super) high_rxt: u32,
 }
@@ -47,6 +53,7 @@ impl Scoreboard {
             mask: cap - 1,
             count: 0,
             rtx_count: 0,
+            high_sack: 0,
             high_rxt: 0,
         }
     }
@@ -54,6 +61,11 @@ impl Scoreboard {
     /// SACKed segments currently recorded.
     pub fn count(&self) -> u32 {
         self.count
+    }
+
+    /// The highest SACKed segment above the cumulative ACK, if any.
+    pub fn highest_sacked(&self) -> Option<u32> {
+        (self.count > 0).then_some(self.high_sack)
     }
 
     /// Calls `f(word_index, bit_mask, base_seq)` for the words covering `[s, e)`.
@@ -173,6 +185,13 @@ impl Scoreboard {
             });
             self.rtx_count -= unmarked;
         }
+        if let Some(h) = hi {
+            self.high_sack = if self.count == 0 {
+                h
+            } else {
+                self.high_sack.max(h)
+            };
+        }
         self.count += n;
         (n, hi)
     }
@@ -269,6 +288,17 @@ impl TcpSender {
         let una = self.snd_una;
         let Some((pipe, lost)) = self.sack_pipe() else {
             return;
+        };
+        // Rule 1.b: only holes below the highest SACKed segment. It matters after a timeout,
+        // which marks everything un-SACKed up to the recovery point lost, also the segments
+        // sent in the last round trip whose SACKs are still on their way; resending those is
+        // a duplicate for every one not dropped. ns-3's `TcpTxBuffer::NextSeg` applies 1.b
+        // (and, with no SACK above `snd_una`, resends every lost segment); Linux's
+        // `tcp_timeout_mark_lost` does not mark segments sent within the last RACK window
+        // lost. Outside a timeout `L` is below the highest SACK anyway.
+        let lost = match self.sb.as_deref().and_then(|sb| sb.highest_sacked()) {
+            Some(h) => lost.and_then(|l| h.checked_sub(1).map(|b| l.min(b))),
+            None => lost,
         };
         let mut pipe = pipe as f64;
         let high_rxt = self.sb.as_deref().map_or(0, |sb| sb.high_rxt);

@@ -656,6 +656,60 @@ fn sack_timeout_resends_only_the_holes() {
     );
 }
 
+/// Issue 17, difference 5: after a timeout a SACK sender resends only holes below the highest
+/// SACKed segment (RFC 6675 `NextSeg` rule 1.b; ns-3's `TcpTxBuffer::NextSeg`), not the
+/// segments sent in the last round trip whose SACKs are still on their way — it sends new
+/// data instead and resends such a segment once a SACK above it shows it missing.
+#[test]
+fn sack_timeout_does_not_resend_segments_above_the_highest_sack() {
+    let (mut s, mut out) = sack_sender_before_timeout();
+    let high_data = s.max_sent;
+    assert!(
+        high_data > 22,
+        "new data went out in the fast recovery: {high_data}"
+    );
+    while s.stats.timeouts == 0 {
+        let t = s.take_timer().expect("armed");
+        s.on_timer(t, t, &mut out);
+    }
+    let t = s.take_timer().expect("re-armed");
+    // The head's retransmission arrives; the receiver holds 11..20, so 10 is missing, and
+    // 20.. (sent during the fast recovery) are still in flight.
+    s.on_ack_info(
+        &AckInfo {
+            seq: 10,
+            ece: false,
+            sack: [(11, 20), (0, 0), (0, 0)],
+            nsack: 1,
+        },
+        t - 900 * MS,
+        &mut out,
+    );
+    let seqs: Vec<u32> = out.iter().map(|p| p.seq).collect();
+    assert_eq!(seqs[..2], [0, 10], "{seqs:?}");
+    assert!(seqs.len() > 2, "the window opened: {seqs:?}");
+    assert!(
+        seqs[2..].iter().all(|q| *q >= high_data),
+        "only new data beyond {high_data}, nothing of 20..{high_data} in flight: {seqs:?}"
+    );
+    // 10's retransmission arrives, 20 was dropped, 21 and 22 arrive: 20 is below the
+    // highest SACK now and is resent before new data.
+    out.clear();
+    s.on_ack_info(
+        &AckInfo {
+            seq: 20,
+            ece: false,
+            sack: [(21, 23), (0, 0), (0, 0)],
+            nsack: 1,
+        },
+        t - 850 * MS,
+        &mut out,
+    );
+    let seqs: Vec<u32> = out.iter().map(|p| p.seq).collect();
+    assert_eq!(seqs.first(), Some(&20), "{seqs:?}");
+    assert!(seqs[1..].iter().all(|q| *q >= high_data), "{seqs:?}");
+}
+
 /// Issue 17: with SACK, an ACK of new data ends the timer backoff even when Karn's rule
 /// forbids a sample (ns-3 recomputes the RTO on every new ACK), so a long recovery does not
 /// keep a backed-off RTO.
