@@ -623,17 +623,23 @@ fn sack_sender_before_timeout() -> (TcpSender, Vec<Packet>) {
     (s, out)
 }
 
+/// Fires the sender's timer until a retransmission timeout has happened; returns when the
+/// re-armed timer would fire next.
+fn fire_until_timeout(s: &mut TcpSender, out: &mut Vec<Packet>) -> Time {
+    while s.stats.timeouts == 0 {
+        let t = s.take_timer().expect("armed");
+        s.on_timer(t, t, out);
+    }
+    s.take_timer().expect("re-armed")
+}
+
 /// Issue 17: a SACK sender's timeout keeps the scoreboard (RFC 6675 §5.1; Linux and ns-3)
 /// and resends only the holes, not go-back-N over segments the receiver holds.
 #[test]
 fn sack_timeout_resends_only_the_holes() {
     let (mut s, mut out) = sack_sender_before_timeout();
-    while s.stats.timeouts == 0 {
-        let t = s.take_timer().expect("armed");
-        s.on_timer(t, t, &mut out);
-    }
+    let t = fire_until_timeout(&mut s, &mut out);
     assert_eq!(s.cwnd(), 1.0);
-    let t = s.take_timer().expect("re-armed");
     // The holes' retransmissions arrive, one ACK each (nothing above 20 was sent).
     s.on_ack_info(
         &AckInfo {
@@ -668,11 +674,7 @@ fn sack_timeout_does_not_resend_segments_above_the_highest_sack() {
         high_data > 22,
         "new data went out in the fast recovery: {high_data}"
     );
-    while s.stats.timeouts == 0 {
-        let t = s.take_timer().expect("armed");
-        s.on_timer(t, t, &mut out);
-    }
-    let t = s.take_timer().expect("re-armed");
+    let t = fire_until_timeout(&mut s, &mut out);
     // The head's retransmission arrives; the receiver holds 11..20, so 10 is missing, and
     // 20.. (sent during the fast recovery) are still in flight.
     s.on_ack_info(
@@ -718,11 +720,7 @@ fn sack_new_ack_clears_the_rto_backoff() {
     let (mut s, mut out) = sack_sender_before_timeout();
     // The window was never timed (its only ACKs were duplicates): give the sender an RTT.
     s.rtt_sample(100 * MS);
-    while s.stats.timeouts == 0 {
-        let t = s.take_timer().expect("armed");
-        s.on_timer(t, t, &mut out);
-    }
-    let t = s.take_timer().expect("re-armed");
+    let t = fire_until_timeout(&mut s, &mut out);
     assert_eq!(s.rto(), 2 * SEC, "backed off");
     // The head's retransmission is acknowledged: no clean sample, yet the backoff ends.
     let rtt_before = s.srtt();
