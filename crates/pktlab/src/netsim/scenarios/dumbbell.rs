@@ -363,35 +363,35 @@ impl AccessLink {
         }
     }
 
-    /// Host `flow` hands packet `p` to its access link at `now`.
+    /// The host hands packet `p` to its access link at `now`.
     #[inline]
-    fn send(&mut self, ev: &mut EventQueue<Ev>, p: Packet, now: Time, flow: u32) {
+    fn send(&mut self, ev: &mut EventQueue<Ev>, p: Packet, now: Time) {
         if !self.ns3_order {
             let at = self.pipe.send(p.size, now);
             ev.push(at, Ev::AtRouter(p));
         } else if self.busy {
             self.waiting.push_back(p);
         } else {
-            self.start(ev, p, now, flow);
+            self.start(ev, p, now);
         }
     }
 
     /// ns-3 order: serialisation of `p` starts now; schedule its end and its arrival.
     #[inline]
-    fn start(&mut self, ev: &mut EventQueue<Ev>, p: Packet, now: Time, flow: u32) {
+    fn start(&mut self, ev: &mut EventQueue<Ev>, p: Packet, now: Time) {
         let (start, at) = self.pipe.send_timed(p.size, now);
         debug_assert_eq!(start, now);
         self.busy = true;
-        ev.push(at - self.pipe.delay, Ev::AccessDone(flow));
+        ev.push(at - self.pipe.delay, Ev::AccessDone(p.flow));
         ev.push(at, Ev::AtRouter(p));
     }
 
     /// ns-3 order: the transmitter is free; start the next waiting packet.
     #[inline]
-    fn done(&mut self, ev: &mut EventQueue<Ev>, now: Time, flow: u32) {
+    fn done(&mut self, ev: &mut EventQueue<Ev>, now: Time) {
         self.busy = false;
         if let Some(p) = self.waiting.pop_front() {
-            self.start(ev, p, now, flow);
+            self.start(ev, p, now);
         }
     }
 }
@@ -492,7 +492,7 @@ pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, String> {
         ($f:expr, $now:expr) => {{
             let f: &mut Flow = $f;
             for p in out.drain(..) {
-                f.up.send(&mut ev, p, $now, p.flow);
+                f.up.send(&mut ev, p, $now);
             }
         }};
     }
@@ -553,7 +553,7 @@ pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, String> {
 
     while let Some((now, e)) = ev.pop_until(cfg.duration) {
         match e {
-            Ev::AccessDone(i) => flows[i as usize].up.done(&mut ev, now, i),
+            Ev::AccessDone(i) => flows[i as usize].up.done(&mut ev, now),
             Ev::AtRouter(p) => {
                 let f = &mut flows[p.flow as usize];
                 if measuring {
@@ -680,7 +680,7 @@ pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, String> {
                 let f = &mut flows[i as usize];
                 if let Agent::Udp(s) = &mut f.agent {
                     let (p, next) = s.next(now);
-                    f.up.send(&mut ev, p, now, i);
+                    f.up.send(&mut ev, p, now);
                     ev.push(next, Ev::UdpTick(i));
                 }
             }

@@ -93,9 +93,12 @@ impl Scoreboard {
         Self::span(self.mask, s, e, |w, m, base| f(&mut bits[w], m, base));
     }
 
-    /// Clears the retransmitted marks in `[s, e)`.
+    /// Clears the retransmitted marks in `[s, e)`: segments acknowledged, or, on a timeout
+    /// (`[snd_una, max_sent)`), every outstanding segment, which may then be resent again
+    /// (ns-3's `SetSentListLost` clears the retransmitted flags; Linux's `tcp_enter_loss`
+    /// clears `TCPCB_SACKED_RETRANS`).
     #[inline]
-    fn clear_rtx_range(&mut self, s: u32, e: u32) {
+    pub fn clear_rtx(&mut self, s: u32, e: u32) {
         if self.rtx_count == 0 || s >= e {
             return;
         }
@@ -136,12 +139,6 @@ impl Scoreboard {
             n += (self.rtx[w] & m).count_ones()
         });
         n
-    }
-
-    /// A timeout: every outstanding segment may be resent again (ns-3's `SetSentListLost`
-    /// clears the retransmitted flags; Linux's `tcp_enter_loss` clears `TCPCB_SACKED_RETRANS`).
-    pub fn clear_rtx(&mut self, una: u32, max_sent: u32) {
-        self.clear_rtx_range(una, max_sent);
     }
 
     /// Records the blocks (clipped to `[una, max_sent)`); returns the number of newly SACKed
@@ -199,7 +196,7 @@ impl Scoreboard {
     /// The cumulative ACK moved from `old` to `new`: forget those segments; returns how many
     /// of them had been SACKed.
     pub fn advance(&mut self, old: u32, new: u32) -> u32 {
-        self.clear_rtx_range(old, new);
+        self.clear_rtx(old, new);
         if self.count == 0 {
             return 0;
         }

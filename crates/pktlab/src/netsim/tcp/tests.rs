@@ -623,6 +623,16 @@ fn sack_sender_before_timeout() -> (TcpSender, Vec<Packet>) {
     (s, out)
 }
 
+/// An ACK of `seq` carrying one SACK block.
+fn sack1(seq: u32, block: (u32, u32)) -> AckInfo {
+    AckInfo {
+        seq,
+        ece: false,
+        sack: [block, (0, 0), (0, 0)],
+        nsack: 1,
+    }
+}
+
 /// Fires the sender's timer until a retransmission timeout has happened; returns when the
 /// re-armed timer would fire next.
 fn fire_until_timeout(s: &mut TcpSender, out: &mut Vec<Packet>) -> Time {
@@ -641,16 +651,7 @@ fn sack_timeout_resends_only_the_holes() {
     let t = fire_until_timeout(&mut s, &mut out);
     assert_eq!(s.cwnd(), 1.0);
     // The holes' retransmissions arrive, one ACK each (nothing above 20 was sent).
-    s.on_ack_info(
-        &AckInfo {
-            seq: 10,
-            ece: false,
-            sack: [(11, 20), (0, 0), (0, 0)],
-            nsack: 1,
-        },
-        t - 500 * MS,
-        &mut out,
-    );
+    s.on_ack_info(&sack1(10, (11, 20)), t - 500 * MS, &mut out);
     s.on_ack(s.snd_nxt(), t - 400 * MS, &mut out);
     // Resent: the two holes, and the segments sent during the fast recovery (20..) that no
     // ACK covered; never one of the SACKed 1..=9, 11..=19 (go-back-N resent all of them).
@@ -677,16 +678,7 @@ fn sack_timeout_does_not_resend_segments_above_the_highest_sack() {
     let t = fire_until_timeout(&mut s, &mut out);
     // The head's retransmission arrives; the receiver holds 11..20, so 10 is missing, and
     // 20.. (sent during the fast recovery) are still in flight.
-    s.on_ack_info(
-        &AckInfo {
-            seq: 10,
-            ece: false,
-            sack: [(11, 20), (0, 0), (0, 0)],
-            nsack: 1,
-        },
-        t - 900 * MS,
-        &mut out,
-    );
+    s.on_ack_info(&sack1(10, (11, 20)), t - 900 * MS, &mut out);
     let seqs: Vec<u32> = out.iter().map(|p| p.seq).collect();
     assert_eq!(seqs[..2], [0, 10], "{seqs:?}");
     assert!(seqs.len() > 2, "the window opened: {seqs:?}");
@@ -697,16 +689,7 @@ fn sack_timeout_does_not_resend_segments_above_the_highest_sack() {
     // 10's retransmission arrives, 20 was dropped, 21 and 22 arrive: 20 is below the
     // highest SACK now and is resent before new data.
     out.clear();
-    s.on_ack_info(
-        &AckInfo {
-            seq: 20,
-            ece: false,
-            sack: [(21, 23), (0, 0), (0, 0)],
-            nsack: 1,
-        },
-        t - 850 * MS,
-        &mut out,
-    );
+    s.on_ack_info(&sack1(20, (21, 23)), t - 850 * MS, &mut out);
     let seqs: Vec<u32> = out.iter().map(|p| p.seq).collect();
     assert_eq!(seqs.first(), Some(&20), "{seqs:?}");
     assert!(seqs[1..].iter().all(|q| *q >= high_data), "{seqs:?}");
@@ -724,16 +707,7 @@ fn sack_new_ack_clears_the_rto_backoff() {
     assert_eq!(s.rto(), 2 * SEC, "backed off");
     // The head's retransmission is acknowledged: no clean sample, yet the backoff ends.
     let rtt_before = s.srtt();
-    s.on_ack_info(
-        &AckInfo {
-            seq: 10,
-            ece: false,
-            sack: [(11, 20), (0, 0), (0, 0)],
-            nsack: 1,
-        },
-        t - 1_800 * MS,
-        &mut out,
-    );
+    s.on_ack_info(&sack1(10, (11, 20)), t - 1_800 * MS, &mut out);
     assert_eq!(s.srtt(), rtt_before, "no sample");
     assert_eq!(s.rto(), SEC, "RTO back to max(SRTT + 4 RTTVAR, min RTO)");
 }

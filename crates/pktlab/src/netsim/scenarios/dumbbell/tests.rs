@@ -266,13 +266,13 @@ fn ns3_order_schedules_router_arrivals_when_serialisation_starts() {
         let mut ev = EventQueue::new();
         let mut links = [AccessLink::new(bw, tau, ns3), AccessLink::new(bw, tau, ns3)];
         ev.push(t, Ev::Start(1)); // B's send, scheduled first
-        links[0].send(&mut ev, pkt(0, 0), 0, 0);
-        links[0].send(&mut ev, pkt(0, 1), 0, 0);
+        links[0].send(&mut ev, pkt(0, 0), 0);
+        links[0].send(&mut ev, pkt(0, 1), 0);
         let mut got = vec![];
         while let Some((now, e)) = ev.pop_until(SEC) {
             match e {
-                Ev::Start(i) => links[i as usize].send(&mut ev, pkt(i, 0), now, i),
-                Ev::AccessDone(i) => links[i as usize].done(&mut ev, now, i),
+                Ev::Start(i) => links[i as usize].send(&mut ev, pkt(i, 0), now),
+                Ev::AccessDone(i) => links[i as usize].done(&mut ev, now),
                 Ev::AtRouter(p) => got.push((now, p.flow, p.seq)),
                 other => panic!("unexpected {other:?}"),
             }
