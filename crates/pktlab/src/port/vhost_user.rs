@@ -650,9 +650,9 @@ fn control_loop(sh: Arc<Shared>, listener: Option<Listener>, path: PathBuf) {
                 }
             }
         }
-        *sh.conn.lock().unwrap_or_else(|p| p.into_inner()) = None;
         ctl.lock().unwrap_or_else(|p| p.into_inner()).stop_all();
         c.disconnects.fetch_add(1, Ordering::Relaxed);
+        *sh.conn.lock().unwrap_or_else(|p| p.into_inner()) = None;
     }
 }
 

@@ -692,10 +692,11 @@ mod tests {
             let t = Instant::now();
             let mut bufs = Vec::new();
             let mut l2 = Dpdk::new(Arc::new(Dpdk::shared(32, 1)), 32);
+            let mut c2 = PoolCache::new(32);
             while got < 20 && t.elapsed() < Duration::from_secs(5) {
                 l2.begin(32);
-                got += rx.rx_burst(&pool, &mut cache, &mut l2, &mut bufs, 32);
-                crate::port::free_all(&pool, &mut cache, &mut l2, &mut bufs);
+                got += rx.rx_burst(&pool, &mut c2, &mut l2, &mut bufs, 32);
+                crate::port::free_all(&pool, &mut c2, &mut l2, &mut bufs);
                 l2.end();
             }
             assert_eq!(got, 20, "round {round}");
