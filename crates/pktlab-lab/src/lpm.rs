@@ -6,14 +6,14 @@
 //! xor128 with his published seed, generated on the fly inside the timed loop.
 
 use super::{check, median, Error, Progress, Result};
-use crate::io::nexthop::NextHopScheme;
-use crate::io::routes::{read_table, read_updates, Update};
-use crate::io::synth::{synthetic_table, DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES};
-use crate::lpm::shared::{concurrent, Op};
-use crate::lpm::{by_depth, Algo, Lpm, Radix, Visit};
-use crate::net::{Address, NextHop, Prefix};
-use crate::traffic::ZipfTable;
-use crate::util::{splitmix64, Xor128};
+use pktlab::io::nexthop::NextHopScheme;
+use pktlab::io::routes::{read_table, read_updates, Update};
+use pktlab::io::synth::{synthetic_table, DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES};
+use pktlab::lpm::shared::{concurrent, Op};
+use pktlab::lpm::{by_depth, Algo, Lpm, Radix, Visit};
+use pktlab::net::{Address, NextHop, Prefix};
+use pktlab::traffic::ZipfTable;
+use pktlab::util::{splitmix64, Xor128};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -113,7 +113,7 @@ pub struct BenchConfig {
     /// With `updates`: publish to readers after this many updates.
     pub publish_every: usize,
     /// Also time single lookups and group their cost by matched prefix length
-    /// ([`crate::lpm::by_depth`], paper 004's box plot).
+    /// ([`pktlab::lpm::by_depth`], paper 004's box plot).
     pub by_depth: bool,
     /// With `by_depth`: lookups timed (the first N addresses of the traffic, thread 0).
     pub depth_samples: u64,
@@ -241,7 +241,7 @@ pub struct DepthRow {
     pub p95: u64,
 }
 
-/// The `by_depth` part of an [`AlgoBench`] (see [`crate::lpm::by_depth`]).
+/// The `by_depth` part of an [`AlgoBench`] (see [`pktlab::lpm::by_depth`]).
 #[derive(Clone, Debug, Serialize)]
 pub struct DepthReport {
     /// Always `tsc_ticks`.
@@ -377,7 +377,7 @@ impl VerifyConfig {
     pub fn validate(&self) -> Result<()> {
         self.table.validate()?;
         check::int_range("--samples", self.samples, 0, 1 << 40)?;
-        check::int_range("--check-every", self.check_every, 1, 1 << 40)
+        check::int_range("--check-every", self.check_every, 1, 1 << 40).map_err(Error::from)
     }
 }
 
@@ -452,7 +452,7 @@ fn detect_family(table: &str) -> Result<&'static str> {
     if table == "synthetic" {
         return Ok("v4");
     }
-    let rd = crate::io::open_maybe_compressed(Path::new(table))?;
+    let rd = pktlab::io::open_maybe_compressed(Path::new(table))?;
     for line in std::io::BufRead::split(rd, b'\n').take(64) {
         let line = line.map_err(|e| Error::output(table, "read error", e))?;
         let s = String::from_utf8_lossy(&line);
@@ -610,7 +610,7 @@ impl<A: Address> Traffic<A> {
             }
             _ => match s.strip_prefix("trace:") {
                 Some(path) => {
-                    let (addrs, rep) = crate::io::pcap::destinations::<A>(Path::new(path))?;
+                    let (addrs, rep) = pktlab::io::pcap::destinations::<A>(Path::new(path))?;
                     if let Some(s) = rep.summary() {
                         p.note(&s);
                     }
@@ -1156,7 +1156,7 @@ fn verify_family<A: Address>(cfg: &VerifyConfig, p: &dyn Progress) -> Result<Ver
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lab::Silent;
+    use crate::Silent;
 
     fn spec(routes: u64) -> TableSpec {
         TableSpec {
