@@ -160,12 +160,16 @@ pub fn run(a: ForwardArgs) -> Result<i32> {
         pool_cache: size("pool-cache", &a.pool_cache)? as usize,
         duration: a.duration.map(|d| d.as_secs_f64()),
         // Only live runs stop on SIGINT (a replay keeps Ctrl-C's default: exit at once).
-        stop: a.rx.starts_with("afpacket:").then(stop_flag),
+        stop: None,
         delay_ms: a.delay,
         rate_mbps: a.rate,
         ..ForwardConfig::default()
     };
-    if matches!(cfg.rx, RxSpec::AfPacket(_)) {
+    if cfg.live() {
+        let cfg = ForwardConfig {
+            stop: Some(stop_flag()),
+            ..cfg
+        };
         return live(&cfg, a.json);
     }
     let r = forward(&cfg, &Bars::new())?;

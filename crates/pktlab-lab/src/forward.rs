@@ -31,7 +31,9 @@ use pktlab::port::afpacket::{PortCounters, PortStats};
 use pktlab::port::delay::{line_capacity, DelayStats, DelayTx};
 use pktlab::port::mem::{load_pcap, load_synthetic, LoadReport, MemFrames};
 use pktlab::port::{AfPacketRx, AfPacketTx};
+use pktlab::port::virtio_stats::VirtioStats;
 use pktlab::port::{AnyRx, AnyTx, CaptureTx, MemRx, NullRx, NullTx, RxSpec, TxSpec};
+use crate::virtio_ports::{merge, VirtioPorts};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -249,6 +251,9 @@ pub struct ForwardResult {
     pub live: Option<PortStats>,
     /// The delay line's counts (`--delay` / `--rate`).
     pub delay_line: Option<DelayStats>,
+    /// Virtio ports (`vhost-user:`, `virtio-user:`): their counters summed, with the
+    /// frontends' connections (their drops are also in `dropped.port` and `dropped.parse`).
+    pub virtio: Option<VirtioStats>,
 }
 
 /// A progress report (sent about every 0.2 s while forwarding).
@@ -405,6 +410,19 @@ fn apply_updates<A: Address>(
 }
 
 impl ForwardConfig {
+    /// True when a port is live (afpacket or virtio): the run lasts until stopped.
+    pub fn live(&self) -> bool {
+        let rx = matches!(
+            self.rx,
+            RxSpec::AfPacket(_) | RxSpec::VhostUser(_) | RxSpec::VirtioUser(_)
+        );
+        let tx = matches!(
+            self.tx,
+            TxSpec::AfPacket(_) | TxSpec::VhostUser(_) | TxSpec::VirtioUser(_)
+        );
+        rx || tx
+    }
+
     /// True when the tx port sits behind a delay line (`--delay` or `--rate`).
     pub fn delay_line(&self) -> bool {
         self.delay_ms.is_some() || self.rate_mbps.is_some()
@@ -484,9 +502,8 @@ impl ForwardConfig {
             })?;
             AqmSpec::parse_with(&cfg.aqm, &AqmParamSet::default()).map_err(Error::param)?;
         }
-        let live = matches!(cfg.rx, RxSpec::AfPacket(_)) || matches!(cfg.tx, TxSpec::AfPacket(_));
-        check::require(!live || meta_bytes >= 2, "--meta-bytes", || {
-            format!("afpacket ports need the packet length in the metadata: at least 2 (got {meta_bytes})")
+        check::require(!cfg.live() || meta_bytes >= 2, "--meta-bytes", || {
+            format!("live ports need the packet length in the metadata: at least 2 (got {meta_bytes})")
         })?;
         if let TableSpec::Synthetic(v4, v6) = cfg.table {
             check::require(v4 + v6 > 0, "--table", || {
@@ -564,17 +581,21 @@ fn run<L: Layout>(
             }
             (Some(q), r)
         }
-        RxSpec::AfPacket(i) => (
+        RxSpec::AfPacket(_) | RxSpec::VhostUser(_) | RxSpec::VirtioUser(_) => (
             None,
             LoadReport {
-                path: format!("afpacket:{i}"),
+                path: cfg.rx.to_string(),
                 linktype: pktlab::io::pcap_write::LINKTYPE_ETHERNET,
                 ..LoadReport::default()
             },
         ),
     };
-    let live_rx = matches!(cfg.rx, RxSpec::AfPacket(_));
+    let live_rx = matches!(
+        cfg.rx,
+        RxSpec::AfPacket(_) | RxSpec::VhostUser(_) | RxSpec::VirtioUser(_)
+    );
     let stop_rx = Arc::new(AtomicBool::new(false));
+    let mut vports = VirtioPorts::open(&cfg.rx, &cfg.tx, w, &stop_rx)?;
     // One fanout group per run (the kernel keys groups by id per network namespace).
     let fanout = (w > 1).then(|| (std::process::id() as u16) ^ 0x5a5a);
     let mut counters: Vec<Arc<PortCounters>> = Vec::new();
@@ -642,8 +663,13 @@ fn run<L: Layout>(
     let mut totals = 0u64;
     let mut queues = queues.map(|q| q.into_iter());
     for i in 0..w {
-        let rx = match (&mut queues, &cfg.rx) {
-            (_, RxSpec::AfPacket(iface)) => {
+        let (rx, rx_tx) = match vports.rx(i, &cfg.rx, &cfg.tx, &stop_rx)? {
+            Some((r, t)) => (Some(r), t),
+            None => (None, None),
+        };
+        let rx = match (rx, &mut queues, &cfg.rx) {
+            (Some(r), _, _) => r,
+            (None, _, RxSpec::AfPacket(iface)) => {
                 let mut p = AfPacketRx::open(iface, 0, fanout, stop_rx.clone())?;
                 if cfg.delay_line() {
                     // Come back to the delay line at least every millisecond.
@@ -652,13 +678,13 @@ fn run<L: Layout>(
                 counters.push(p.counters());
                 AnyRx::AfPacket(p)
             }
-            (Some(q), _) => {
+            (None, Some(q), _) => {
                 let f = q.next().unwrap_or_default();
                 let m = MemRx::new(f, 0, cfg.repeat, shift);
                 totals += m.total();
                 AnyRx::Mem(m)
             }
-            (None, _) => {
+            (None, None, _) => {
                 let n = cfg.packets * cfg.repeat / w as u64
                     + u64::from((i as u64) < cfg.packets * cfg.repeat % w as u64);
                 totals += n;
@@ -672,7 +698,13 @@ fn run<L: Layout>(
                 ))
             }
         };
+        let virtio_tx = match rx_tx {
+            Some(t) => Some(t),
+            None => vports.tx(i, &cfg.tx, &stop_rx)?,
+        };
         let tx = match &cfg.tx {
+            _ if virtio_tx.is_some() => virtio_tx.expect("checked"),
+            TxSpec::VhostUser(_) | TxSpec::VirtioUser(_) => unreachable!("opened above"),
             TxSpec::Null => AnyTx::Null(NullTx::default()),
             TxSpec::Pcap(_) => AnyTx::Capture(CaptureTx::with_capacity(0, 0)),
             TxSpec::AfPacket(iface) => {
@@ -788,7 +820,7 @@ fn run<L: Layout>(
                     done,
                     total: totals,
                     seconds,
-                    live: live_stats(&counters),
+                    live: merge(live_stats(&counters), vports.port_stats()),
                 });
             }
             let asked = cfg.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
@@ -845,7 +877,9 @@ fn run<L: Layout>(
         CaptureTx::write_merged(&captures, rep.linktype, std::io::BufWriter::new(f))
             .map_err(|e| format!("{}: write error: {e}", path.display()))?;
     }
-    let live = live_stats(&counters);
+    let virtio = vports.stats();
+    let live = merge(live_stats(&counters), vports.port_stats());
+    drop(vports);
     let port_drops = live.map_or(0, |l| l.tx_ring_full + l.tx_rejected);
     let unloadable = rep.unloadable * cfg.repeat + live.map_or(0, |l| l.rx_oversize);
     let packets = total.rx + unloadable;
@@ -909,6 +943,7 @@ fn run<L: Layout>(
         cpu_seconds,
         live,
         delay_line,
+        virtio,
     })
 }
 

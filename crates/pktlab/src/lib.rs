@@ -46,12 +46,3 @@ pub mod simd;
 pub mod traffic;
 pub mod util;
 
-// The virtio ports live in port/ but are declared here until port/mod.rs is free to edit.
-#[path = "port/virtq.rs"]
-pub mod virtq;
-#[path = "port/virtio_stats.rs"]
-pub mod virtio_stats;
-#[path = "port/vhost_user.rs"]
-pub mod vhost_user;
-#[path = "port/virtio_user.rs"]
-pub mod virtio_user;

@@ -17,10 +17,10 @@
 //!   buffers and gives the buffers straight back. Both poll (`VRING_AVAIL_F_NO_INTERRUPT`),
 //!   and kick only if the backend did not set `VRING_USED_F_NO_NOTIFY`.
 
-use crate::mbuf::{Buf, Layout, Pool, PoolCache, RxMeta, DATA_ROOM};
-use crate::port::{free_all, RxPort, TxPort};
-use crate::virtio_stats::{VirtioCounters, VirtioStats};
-use crate::virtq::{
+use crate::mbuf::{Buf, Layout, RxMeta, DATA_ROOM};
+use crate::port::{Bufs, RxPort, TxPort};
+use crate::port::virtio_stats::{VirtioCounters, VirtioStats};
+use crate::port::virtq::{
     copy_from_shared, copy_to_shared, flow_hash, read_num_buffers, ring_bytes, write_net_hdr,
     DriverQueue, MemTable, RingAddrs, VirtqError, NET_HDR_LEN,
 };
@@ -377,14 +377,8 @@ impl VirtioUserRx {
 }
 
 impl RxPort for VirtioUserRx {
-    fn rx_burst<L: Layout>(
-        &mut self,
-        pool: &Pool,
-        cache: &mut PoolCache,
-        layout: &mut L,
-        out: &mut Vec<Buf>,
-        max: usize,
-    ) -> usize {
+    fn rx_burst<L: Layout>(&mut self, ctx: &mut Bufs<'_, L>, out: &mut Vec<Buf>, max: usize) -> usize {
+        let (pool, cache, layout) = ctx.parts();
         let n = self.q.used_pending().min(max);
         if n == 0 {
             return 0;
@@ -528,9 +522,7 @@ impl VirtioUserTx {
 impl TxPort for VirtioUserTx {
     fn tx_burst<L: Layout>(
         &mut self,
-        pool: &Pool,
-        cache: &mut PoolCache,
-        layout: &mut L,
+        ctx: &mut Bufs<'_, L>,
         bufs: &mut Vec<Buf>,
         lens: &[u16],
         _ts: &[u64],
@@ -538,10 +530,10 @@ impl TxPort for VirtioUserTx {
         let (_, bad) = self.q.reclaim(usize::MAX, |_, _| {});
         self.st.tx_bad_desc += bad;
         for (b, &len) in bufs.iter().zip(lens) {
-            self.push(&pool.data(b)[..len as usize]);
+            self.push(&ctx.pool.data(b)[..len as usize]);
         }
         self.flush();
-        free_all(pool, cache, layout, bufs);
+        ctx.free_all(bufs);
     }
 
     fn packets(&self) -> u64 {
@@ -558,8 +550,8 @@ impl Drop for VirtioUserTx {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mbuf::{CompactConst, Dpdk};
-    use crate::vhost_user::VhostUserDev;
+    use crate::mbuf::{CompactConst, Dpdk, PoolCache};
+    use crate::port::vhost_user::VhostUserDev;
     use std::path::PathBuf;
 
     fn sock(name: &str) -> PathBuf {
@@ -614,16 +606,16 @@ mod tests {
             }
             gen.flush();
             assert!(layout.begin(64));
-            let n = sw_rx.rx_burst(&pool, &mut cache, &mut layout, &mut bufs, 64);
+            let n = sw_rx.rx_burst(&mut Bufs::new(&pool, &mut cache, &mut layout), &mut bufs, 64);
             lens.clear();
             for (i, b) in bufs.iter().enumerate() {
                 lens.push(layout.data_len(&pool, b, i));
             }
             let ts = vec![0; n];
-            sw_tx.tx_burst(&pool, &mut cache, &mut layout, &mut bufs, &lens, &ts);
+            sw_tx.tx_burst(&mut Bufs::new(&pool, &mut cache, &mut layout), &mut bufs, &lens, &ts);
             layout.end();
             assert!(layout.begin(64));
-            let m = sink.rx_burst(&pool, &mut cache, &mut layout, &mut bufs, 64);
+            let m = sink.rx_burst(&mut Bufs::new(&pool, &mut cache, &mut layout), &mut bufs, 64);
             for (i, b) in bufs.iter().enumerate() {
                 let l = layout.data_len(&pool, b, i) as usize;
                 got.push(pool.data(b)[..l].to_vec());
@@ -664,7 +656,7 @@ mod tests {
         let pool = Dpdk::mbuf_pool(256);
         let mut layout = Dpdk::new(Arc::new(Dpdk::shared(32, 1)), 32);
         let mut cache = PoolCache::new(32);
-        let mut send = |tx: &mut crate::vhost_user::VhostUserTx, n: usize| {
+        let mut send = |tx: &mut crate::port::vhost_user::VhostUserTx, n: usize| {
             let mut bufs = Vec::new();
             assert!(cache.get_bulk(&pool, n, &mut bufs));
             let f = frame(7);
@@ -672,7 +664,8 @@ mod tests {
                 pool.data_mut(b)[..f.len()].copy_from_slice(&f);
             }
             let lens = vec![f.len() as u16; n];
-            tx.tx_burst(&pool, &mut cache, &mut layout, &mut bufs, &lens, &vec![0; n]);
+            let mut ctx = Bufs::new(&pool, &mut cache, &mut layout);
+            tx.tx_burst(&mut ctx, &mut bufs, &lens, &vec![0; n]);
         };
         // Nobody connected: dropped and counted.
         send(&mut tx, 10);
@@ -695,7 +688,7 @@ mod tests {
             let mut c2 = PoolCache::new(32);
             while got < 20 && t.elapsed() < Duration::from_secs(5) {
                 l2.begin(32);
-                got += rx.rx_burst(&pool, &mut c2, &mut l2, &mut bufs, 32);
+                got += rx.rx_burst(&mut Bufs::new(&pool, &mut c2, &mut l2), &mut bufs, 32);
                 crate::port::free_all(&pool, &mut c2, &mut l2, &mut bufs);
                 l2.end();
             }
