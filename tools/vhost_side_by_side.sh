@@ -22,7 +22,7 @@
 # target/release/pktlab) locate the programs. Build first: cargo build --release -p pktlab-cli
 set -euo pipefail
 cd "$(dirname "$0")/.."
-secs=${1:-6}
+secs=${1:-10}
 rounds=${2:-3}
 configs=${3:-testpmd-io testpmd-mac pktlab-io-dpdk-32 pktlab-io-compact-constant-512 pktlab-l3-dpdk-32 pktlab-full-dpdk-32 pktlab-full-compact-constant-512 pktlab-io-compact-alloc-512 pktchain-io}
 testpmd=${TESTPMD:-$(command -v dpdk-testpmd || true)}
@@ -39,22 +39,19 @@ cleanup() {
   jobs -p | xargs -r kill -INT 2>/dev/null || true
   sleep 0.5
   jobs -p | xargs -r kill -KILL 2>/dev/null || true
-  for d in "$work"/huge-*; do [ -d "$d" ] && { rm -f "$d"/*; umount "$d" 2>/dev/null || true; }; done
   rm -rf "$work"
   echo "$hp_before" > $hp
 }
 trap cleanup EXIT
-# 2 x 256 MB of EAL memory at most at once, each EAL process on its own hugetlbfs mount (so
-# nothing else's hugepage files are touched and ours are removed with the mount).
+# 2 x 256 MB of EAL memory at most at once; --in-memory: hugepages through memfd, no files.
 need=$((hp_before < 600 ? 600 : hp_before))
 echo "$need" > $hp
-for d in sw cnf; do mkdir -p "$work/huge-$d"; mount -t hugetlbfs -o pagesize=2M nodev "$work/huge-$d"; done
-eal_common=(-n 1 --no-pci --socket-mem=256)
+eal_common=(-n 1 --no-pci --socket-mem=256 --in-memory)
 pmd_opts=(--total-num-mbufs=32768 --stats-period 1)
 
 start_cnf() { # log
   taskset -c 0 "$testpmd" --lcores '0@0,1@0' --main-lcore 0 "${eal_common[@]}" --file-prefix=cnf \
-    --huge-dir "$work/huge-cnf" --single-file-segments \
+    --single-file-segments \
     --vdev "net_virtio_user0,path=$work/a.sock,queues=1" \
     --vdev "net_virtio_user1,path=$work/b.sock,queues=1" \
     -- --forward-mode=io --tx-first "${pmd_opts[@]}" > "$1" 2>&1 &
@@ -74,12 +71,12 @@ EOF
 
 run_one() { # config round
   local c=$1 r=$2 log=$work/$1-$2
-  rm -f "$work"/*.sock "$work"/huge-*/*
+  rm -f "$work"/*.sock
   case $c in
     testpmd-*)
       local mode=${c#testpmd-}
       taskset -c 1 "$testpmd" --lcores '0@1,1@1' --main-lcore 0 "${eal_common[@]}" --file-prefix=sw \
-        --huge-dir "$work/huge-sw" --vdev "net_vhost0,iface=$work/a.sock,queues=1" \
+        --vdev "net_vhost0,iface=$work/a.sock,queues=1" \
         --vdev "net_vhost1,iface=$work/b.sock,queues=1" -- --forward-mode="$mode" "${pmd_opts[@]}" \
         > "$log.sw" 2>&1 &
       local sw=$!;;
@@ -111,7 +108,7 @@ g, s = json.load(open(log + ".gen")), json.load(open(log + ".sink"))
 sw = json.load(open(log + ".sw"))
 print(json.dumps({"config": c, "round": int(r), "sent": g["packets"], "delivered": s["packets"],
                   "mpps": round(s["pps"] / 1e6, 3), "loss": round(1 - s["packets"] / max(g["packets"], 1), 6),
-                  "switch_drops": sw.get("dropped"), "load": float(load)}))
+                  "switch_drops": sum(sw.get("dropped", {}).values()), "load": float(load)}))
 EOF
       return;;
   esac
@@ -128,7 +125,7 @@ out = {"config": c, "round": int(r), "mpps": float(mpps), "load": float(load)}
 if c.startswith("pktlab"):
     sw = json.load(open(log + ".sw"))
     out["switch_rx"] = sw.get("packets")
-    out["switch_drops"] = sw.get("dropped")
+    out["switch_drops"] = sum(sw.get("dropped", {}).values())
     out["switch_json_mpps"] = sw.get("mpps")
 else:
     t = open(log + ".sw", errors="replace").read()

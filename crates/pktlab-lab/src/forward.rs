@@ -15,6 +15,7 @@
 //! ports' counters for a once-a-second status line.
 
 use super::{check, Error, Progress, Result};
+use crate::virtio_ports::{merge, VirtioPorts};
 use pktlab::aqm::{AqmParamSet, AqmSpec};
 use pktlab::io::{read_table, read_updates, synthetic_table, NextHopScheme, Update};
 use pktlab::io::{DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES};
@@ -30,10 +31,9 @@ use pktlab::pipeline::{Counters, Stages};
 use pktlab::port::afpacket::{PortCounters, PortStats};
 use pktlab::port::delay::{line_capacity, DelayStats, DelayTx};
 use pktlab::port::mem::{load_pcap, load_synthetic, LoadReport, MemFrames};
-use pktlab::port::{AfPacketRx, AfPacketTx};
 use pktlab::port::virtio_stats::VirtioStats;
+use pktlab::port::{AfPacketRx, AfPacketTx};
 use pktlab::port::{AnyRx, AnyTx, CaptureTx, MemRx, NullRx, NullTx, RxSpec, TxSpec};
-use crate::virtio_ports::{merge, VirtioPorts};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -503,7 +503,9 @@ impl ForwardConfig {
             AqmSpec::parse_with(&cfg.aqm, &AqmParamSet::default()).map_err(Error::param)?;
         }
         check::require(!cfg.live() || meta_bytes >= 2, "--meta-bytes", || {
-            format!("live ports need the packet length in the metadata: at least 2 (got {meta_bytes})")
+            format!(
+                "live ports need the packet length in the metadata: at least 2 (got {meta_bytes})"
+            )
         })?;
         if let TableSpec::Synthetic(v4, v6) = cfg.table {
             check::require(v4 + v6 > 0, "--table", || {

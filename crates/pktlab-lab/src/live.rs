@@ -12,11 +12,11 @@
 
 use super::traffic::{ccn_frames, flow_frames, zipf_frames, FrameSource, ZipfSpec};
 use super::{Error, Progress, Result};
+use crate::live_port::{LiveRx, LiveTx};
 use pktlab::io::packets::flow_key;
 use pktlab::io::pcap_write::check_frame;
 use pktlab::io::{read_table, NextHopScheme};
 use pktlab::net::{FlowKey, Prefix};
-use crate::live_port::{LiveRx, LiveTx};
 use pktlab::port::virtio_stats::VirtioStats;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
@@ -238,13 +238,8 @@ pub fn gen(cfg: &GenConfig, stop: &AtomicBool, p: &dyn Progress) -> Result<GenRe
         }
         n = n.min(count - sent);
         for _ in 0..n {
-            src(sent, &mut f).map_err(|e| {
-                Error::output(
-                    cfg.iface.clone(),
-                    format!("packet {sent}"),
-                    e,
-                )
-            })?;
+            src(sent, &mut f)
+                .map_err(|e| Error::output(cfg.iface.clone(), format!("packet {sent}"), e))?;
             number(&mut f, sent);
             tx.push(&f);
             sent += 1;

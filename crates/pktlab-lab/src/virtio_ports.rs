@@ -196,3 +196,58 @@ pub(crate) fn merge(a: Option<PortStats>, b: Option<PortStats>) -> Option<PortSt
         (a, b) => a.or(b),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queue_pair_limits_are_one_line_errors() {
+        let stop = Arc::new(AtomicBool::new(false));
+        let v = |p: &str| VhostSpec {
+            path: std::env::temp_dir().join(format!("pktlab-vp-{}-{p}", std::process::id())),
+            client: false,
+        };
+        let e = VirtioPorts::open(
+            &RxSpec::VirtioUser("/nonexistent".into()),
+            &TxSpec::Null,
+            2,
+            &stop,
+        )
+        .err()
+        .unwrap();
+        assert!(e.contains("--workers 1"), "{e}");
+        let e = VirtioPorts::open(&RxSpec::VhostUser(v("a")), &TxSpec::Null, 9, &stop)
+            .err()
+            .unwrap();
+        assert!(
+            e.contains("at most 8 queue pairs") && !e.contains('\n'),
+            "{e}"
+        );
+        // One socket for both directions is one device; counters start at zero.
+        let s = v("b");
+        let mut p = VirtioPorts::open(
+            &RxSpec::VhostUser(s.clone()),
+            &TxSpec::VhostUser(s.clone()),
+            1,
+            &stop,
+        )
+        .unwrap();
+        assert!(Arc::ptr_eq(
+            p.rx_dev.as_ref().unwrap(),
+            p.tx_dev.as_ref().unwrap()
+        ));
+        assert!(p
+            .rx(0, &RxSpec::VhostUser(s.clone()), &TxSpec::Null, &stop)
+            .unwrap()
+            .is_some());
+        assert!(p
+            .tx(0, &TxSpec::VhostUser(s.clone()), &stop)
+            .unwrap()
+            .is_some());
+        assert_eq!(p.stats(), Some(VirtioStats::default()));
+        assert_eq!(p.port_stats().map(|s| s.tx), Some(0));
+        drop(p);
+        assert!(!s.path.exists(), "the socket is removed with the device");
+    }
+}

@@ -45,4 +45,3 @@ pub mod port;
 pub mod simd;
 pub mod traffic;
 pub mod util;
-

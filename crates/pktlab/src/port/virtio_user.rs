@@ -18,12 +18,12 @@
 //!   and kick only if the backend did not set `VRING_USED_F_NO_NOTIFY`.
 
 use crate::mbuf::{Buf, Layout, RxMeta, DATA_ROOM};
-use crate::port::{Bufs, RxPort, TxPort};
 use crate::port::virtio_stats::{VirtioCounters, VirtioStats};
 use crate::port::virtq::{
     copy_from_shared, copy_to_shared, flow_hash, read_num_buffers, ring_bytes, write_net_hdr,
     DriverQueue, MemTable, RingAddrs, VirtqError, NET_HDR_LEN,
 };
+use crate::port::{Bufs, RxPort, TxPort};
 use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
 use std::path::Path;
@@ -153,16 +153,21 @@ pub fn connect(
             Ok(s) => break s,
             Err(e) => {
                 if t.elapsed() >= wait || stop.load(Ordering::Relaxed) {
-                    return Err(VirtioUserError::Connect { path: name, source: e });
+                    return Err(VirtioUserError::Connect {
+                        path: name,
+                        source: e,
+                    });
                 }
                 std::thread::sleep(Duration::from_millis(50));
             }
         }
     };
-    let sock2 = sock.try_clone().map_err(|source| VirtioUserError::Connect {
-        path: name.clone(),
-        source,
-    })?;
+    let sock2 = sock
+        .try_clone()
+        .map_err(|source| VirtioUserError::Connect {
+            path: name.clone(),
+            source,
+        })?;
     let mut fe = Frontend::from_stream(sock, 2);
     let perr = |step: &'static str| {
         let name = name.clone();
@@ -216,25 +221,27 @@ pub fn connect(
     for q in 0..2usize {
         let (d, a, u, b, _) = layout(q as u64);
         let (d, a, u, b) = (r.gpa + d, r.gpa + a, r.gpa + u, r.gpa + b);
-        let ring = RingAddrs::new(QUEUE_SIZE as u32, d, a, u, |x, l| mem.uva(x, l)).map_err(
-            |source| VirtioUserError::Memory {
-                path: name.clone(),
-                source,
-            },
-        )?;
-        let host = mem
-            .gpa(b, QUEUE_SIZE as u32 * BUF_LEN)
-            .ok_or_else(|| VirtioUserError::Memory {
-                path: name.clone(),
-                source: VirtqError::RingOutside("buffer", b),
+        let ring =
+            RingAddrs::new(QUEUE_SIZE as u32, d, a, u, |x, l| mem.uva(x, l)).map_err(|source| {
+                VirtioUserError::Memory {
+                    path: name.clone(),
+                    source,
+                }
             })?;
+        let host =
+            mem.gpa(b, QUEUE_SIZE as u32 * BUF_LEN)
+                .ok_or_else(|| VirtioUserError::Memory {
+                    path: name.clone(),
+                    source: VirtqError::RingOutside("buffer", b),
+                })?;
         let mut dq = DriverQueue::new(ring, host, b, BUF_LEN);
         if q == 0 {
             while dq.give(true, |_, cap| cap) {}
             dq.publish();
         }
         queues.push(dq);
-        fe.set_vring_num(q, QUEUE_SIZE).map_err(perr("SET_VRING_NUM"))?;
+        fe.set_vring_num(q, QUEUE_SIZE)
+            .map_err(perr("SET_VRING_NUM"))?;
         fe.set_vring_addr(
             q,
             &VringConfigData {
@@ -249,8 +256,10 @@ pub fn connect(
         )
         .map_err(perr("SET_VRING_ADDR"))?;
         fe.set_vring_base(q, 0).map_err(perr("SET_VRING_BASE"))?;
-        fe.set_vring_call(q, &call[q]).map_err(perr("SET_VRING_CALL"))?;
-        fe.set_vring_kick(q, &kick[q]).map_err(perr("SET_VRING_KICK"))?;
+        fe.set_vring_call(q, &call[q])
+            .map_err(perr("SET_VRING_CALL"))?;
+        fe.set_vring_kick(q, &kick[q])
+            .map_err(perr("SET_VRING_KICK"))?;
     }
     if offered & proto != 0 {
         for q in 0..2 {
@@ -377,7 +386,12 @@ impl VirtioUserRx {
 }
 
 impl RxPort for VirtioUserRx {
-    fn rx_burst<L: Layout>(&mut self, ctx: &mut Bufs<'_, L>, out: &mut Vec<Buf>, max: usize) -> usize {
+    fn rx_burst<L: Layout>(
+        &mut self,
+        ctx: &mut Bufs<'_, L>,
+        out: &mut Vec<Buf>,
+        max: usize,
+    ) -> usize {
         let (pool, cache, layout) = ctx.parts();
         let n = self.q.used_pending().min(max);
         if n == 0 {
@@ -506,7 +520,9 @@ impl VirtioUserTx {
     pub fn drain(&mut self, timeout: Duration) {
         let t = Instant::now();
         self.flush();
-        while self.q.free() < QUEUE_SIZE as usize && t.elapsed() < timeout && !self.conn.check_lost()
+        while self.q.free() < QUEUE_SIZE as usize
+            && t.elapsed() < timeout
+            && !self.conn.check_lost()
         {
             std::thread::sleep(Duration::from_micros(100));
             self.flush();
@@ -582,7 +598,10 @@ mod tests {
     /// (virtio-user), in one process: every frame arrives intact, counters agree.
     fn chain<L: Layout>() {
         let stop = Arc::new(AtomicBool::new(false));
-        let (pa, pb) = (sock(&format!("a-{}", L::NAME)), sock(&format!("b-{}", L::NAME)));
+        let (pa, pb) = (
+            sock(&format!("a-{}", L::NAME)),
+            sock(&format!("b-{}", L::NAME)),
+        );
         let a = VhostUserDev::open(&pa, false, 1, stop.clone()).unwrap();
         let b = VhostUserDev::open(&pb, false, 1, stop.clone()).unwrap();
         let (mut sw_rx, mut sw_tx) = (a.rx(0, 0), b.tx(0));
@@ -606,16 +625,29 @@ mod tests {
             }
             gen.flush();
             assert!(layout.begin(64));
-            let n = sw_rx.rx_burst(&mut Bufs::new(&pool, &mut cache, &mut layout), &mut bufs, 64);
+            let n = sw_rx.rx_burst(
+                &mut Bufs::new(&pool, &mut cache, &mut layout),
+                &mut bufs,
+                64,
+            );
             lens.clear();
             for (i, b) in bufs.iter().enumerate() {
                 lens.push(layout.data_len(&pool, b, i));
             }
             let ts = vec![0; n];
-            sw_tx.tx_burst(&mut Bufs::new(&pool, &mut cache, &mut layout), &mut bufs, &lens, &ts);
+            sw_tx.tx_burst(
+                &mut Bufs::new(&pool, &mut cache, &mut layout),
+                &mut bufs,
+                &lens,
+                &ts,
+            );
             layout.end();
             assert!(layout.begin(64));
-            let m = sink.rx_burst(&mut Bufs::new(&pool, &mut cache, &mut layout), &mut bufs, 64);
+            let m = sink.rx_burst(
+                &mut Bufs::new(&pool, &mut cache, &mut layout),
+                &mut bufs,
+                64,
+            );
             for (i, b) in bufs.iter().enumerate() {
                 let l = layout.data_len(&pool, b, i) as usize;
                 got.push(pool.data(b)[..l].to_vec());
@@ -700,7 +732,11 @@ mod tests {
                 std::thread::sleep(Duration::from_millis(2));
             }
             let c = d.counters().snapshot();
-            assert_eq!(c.connects, round + 2, "garbage connection + {round} frontends");
+            assert_eq!(
+                c.connects,
+                round + 2,
+                "garbage connection + {round} frontends"
+            );
             assert_eq!(c.disconnects, round + 2);
         }
         assert!(d.counters().snapshot().protocol_errors >= 1);

@@ -110,8 +110,13 @@ impl MemTable {
         }
         let mut out = Vec::with_capacity(regions.len());
         for (i, (r, f)) in regions.iter().zip(files).enumerate() {
-            let end = r.offset.checked_add(r.size).ok_or(VirtqError::BadRegion(i))?;
-            if r.size == 0 || r.gpa.checked_add(r.size).is_none() || r.uva.checked_add(r.size).is_none()
+            let end = r
+                .offset
+                .checked_add(r.size)
+                .ok_or(VirtqError::BadRegion(i))?;
+            if r.size == 0
+                || r.gpa.checked_add(r.size).is_none()
+                || r.uva.checked_add(r.size).is_none()
             {
                 return Err(VirtqError::BadRegion(i));
             }
@@ -330,7 +335,8 @@ impl RingAddrs {
         debug_assert!(i < self.size);
         // SAFETY: i < size: the 16 bytes lie in the checked descriptor table; an unaligned
         // raw read of plain integers, no reference into shared memory.
-        let raw = unsafe { std::ptr::read_volatile(self.desc.add(16 * i as usize).cast::<[u8; 16]>()) };
+        let raw =
+            unsafe { std::ptr::read_volatile(self.desc.add(16 * i as usize).cast::<[u8; 16]>()) };
         Desc {
             addr: u64::from_le_bytes(raw[0..8].try_into().unwrap()),
             len: u32::from_le_bytes(raw[8..12].try_into().unwrap()),
@@ -347,7 +353,14 @@ impl RingAddrs {
         raw[12..14].copy_from_slice(&d.flags.to_le_bytes());
         raw[14..16].copy_from_slice(&d.next.to_le_bytes());
         // SAFETY: i < size (callers index their own descriptors): inside the table.
-        unsafe { std::ptr::write_volatile(self.desc.add(16 * (i & (self.size - 1)) as usize).cast::<[u8; 16]>(), raw) };
+        unsafe {
+            std::ptr::write_volatile(
+                self.desc
+                    .add(16 * (i & (self.size - 1)) as usize)
+                    .cast::<[u8; 16]>(),
+                raw,
+            )
+        };
     }
 
     #[inline(always)]
@@ -444,7 +457,10 @@ impl DeviceQueue {
     /// Takes the next available chain's head.
     #[inline(always)]
     pub fn pop(&mut self) -> u16 {
-        let h = self.ring.avail_ring(self.last_avail).load(Ordering::Relaxed);
+        let h = self
+            .ring
+            .avail_ring(self.last_avail)
+            .load(Ordering::Relaxed);
         self.last_avail = self.last_avail.wrapping_add(1);
         h
     }
@@ -570,7 +586,9 @@ impl DriverQueue {
                 next: 0,
             },
         );
-        self.ring.avail_ring(self.avail_idx).store(i, Ordering::Relaxed);
+        self.ring
+            .avail_ring(self.avail_idx)
+            .store(i, Ordering::Relaxed);
         self.avail_idx = self.avail_idx.wrapping_add(1);
         true
     }
@@ -578,7 +596,9 @@ impl DriverQueue {
     /// Makes the buffers given so far visible; true if the device wants a notification.
     #[inline(always)]
     pub fn publish(&mut self) -> bool {
-        self.ring.avail_idx().store(self.avail_idx, Ordering::Release);
+        self.ring
+            .avail_idx()
+            .store(self.avail_idx, Ordering::Release);
         std::sync::atomic::fence(Ordering::SeqCst);
         self.ring.used_flags().load(Ordering::Relaxed) & VRING_USED_F_NO_NOTIFY as u16 == 0
     }
@@ -671,7 +691,10 @@ pub fn flow_hash(f: &[u8]) -> u32 {
     };
     h = mix(h, proto as u64);
     if (proto == 6 || proto == 17) && f.len() >= l4 + 4 {
-        h = mix(h, u32::from_be_bytes(f[l4..l4 + 4].try_into().unwrap()) as u64);
+        h = mix(
+            h,
+            u32::from_be_bytes(f[l4..l4 + 4].try_into().unwrap()) as u64,
+        );
     }
     let v = (h ^ (h >> 32)) as u32;
     if v == 0 {
@@ -743,7 +766,10 @@ mod tests {
     #[test]
     fn bad_heads_and_rings_are_refused() {
         let (mem, mut drv, mut dev) = pair(4, 64);
-        assert_eq!(dev.walk(&mem, 9, false, |_, _| Ok(())), Err(ChainError::Bad));
+        assert_eq!(
+            dev.walk(&mem, 9, false, |_, _| Ok(())),
+            Err(ChainError::Bad)
+        );
         // A descriptor pointing outside the shared memory.
         drv.ring.write_desc(
             0,
@@ -754,7 +780,10 @@ mod tests {
                 next: 0,
             },
         );
-        assert_eq!(dev.walk(&mem, 0, false, |_, _| Ok(())), Err(ChainError::Bad));
+        assert_eq!(
+            dev.walk(&mem, 0, false, |_, _| Ok(())),
+            Err(ChainError::Bad)
+        );
         // A loop: 1 -> 1.
         let gpa = mem.descs()[0].gpa;
         drv.ring.write_desc(
@@ -766,7 +795,10 @@ mod tests {
                 next: 1,
             },
         );
-        assert_eq!(dev.walk(&mem, 1, false, |_, _| Ok(())), Err(ChainError::Bad));
+        assert_eq!(
+            dev.walk(&mem, 1, false, |_, _| Ok(())),
+            Err(ChainError::Bad)
+        );
         // Used ids the driver never gave (out of range, or not in flight).
         dev.push_used(9, 0);
         dev.push_used(2, 0);

@@ -7,10 +7,10 @@ use std::fs::File;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use vhost::vhost_user::message::{
-    VhostTransferStateDirection, VhostTransferStatePhase, VhostUserConfigFlags,
-    VhostUserInflight, VhostUserLog, VhostUserMemoryRegion, VhostUserProtocolFeatures,
-    VhostUserSharedMsg, VhostUserShMemConfig, VhostUserSingleMemoryRegion,
-    VhostUserVirtioFeatures, VhostUserVringAddrFlags, VhostUserVringState,
+    VhostTransferStateDirection, VhostTransferStatePhase, VhostUserConfigFlags, VhostUserInflight,
+    VhostUserLog, VhostUserMemoryRegion, VhostUserProtocolFeatures, VhostUserShMemConfig,
+    VhostUserSharedMsg, VhostUserSingleMemoryRegion, VhostUserVirtioFeatures,
+    VhostUserVringAddrFlags, VhostUserVringState,
 };
 use vhost::vhost_user::{Backend, Error as VuError, GpuBackend, VhostUserBackendReqHandlerMut};
 use vhost::VhostUserMemoryRegionBase;
@@ -99,7 +99,11 @@ impl Control {
             ring,
             base: q.base,
             call,
-            hdr_len: if mrg || v1 { NET_HDR_LEN } else { NET_HDR_LEN - 2 },
+            hdr_len: if mrg || v1 {
+                NET_HDR_LEN
+            } else {
+                NET_HDR_LEN - 2
+            },
             mrg,
         };
         self.sh.slots[i]

@@ -26,8 +26,8 @@ mod control;
 
 use crate::mbuf::{Buf, Layout, RxMeta, DATA_ROOM};
 use crate::port::virtq::{
-    copy_from_shared, copy_to_shared, flow_hash, write_net_hdr, ChainError, DeviceQueue,
-    MemTable, RingAddrs,
+    copy_from_shared, copy_to_shared, flow_hash, write_net_hdr, ChainError, DeviceQueue, MemTable,
+    RingAddrs,
 };
 use crate::port::{Bufs, RxPort, TxPort};
 use control::Control;
@@ -197,7 +197,11 @@ impl VhostUserDev {
     /// The receive side of queue pair `pair` (the guest's transmit ring), as input port
     /// `port`. Panics if `pair >= pairs()`.
     pub fn rx(&self, pair: u16, port: u16) -> VhostUserRx {
-        assert!(pair < self.sh.pairs, "queue pair {pair} of {}", self.sh.pairs);
+        assert!(
+            pair < self.sh.pairs,
+            "queue pair {pair} of {}",
+            self.sh.pairs
+        );
         VhostUserRx {
             q: Worker::attach(self.sh.clone(), 2 * pair as usize + 1),
             port,
@@ -209,7 +213,11 @@ impl VhostUserDev {
     /// The transmit side of queue pair `pair` (the guest's receive ring). Panics if
     /// `pair >= pairs()`.
     pub fn tx(&self, pair: u16) -> VhostUserTx {
-        assert!(pair < self.sh.pairs, "queue pair {pair} of {}", self.sh.pairs);
+        assert!(
+            pair < self.sh.pairs,
+            "queue pair {pair} of {}",
+            self.sh.pairs
+        );
         VhostUserTx {
             q: Worker::attach(self.sh.clone(), 2 * pair as usize),
             counters: Arc::new(VirtioCounters::default()),
@@ -236,18 +244,19 @@ impl VhostUserDev {
 
     /// True while a frontend is connected.
     pub fn connected(&self) -> bool {
-        self.sh
-            .conn
-            .lock()
-            .map(|c| c.is_some())
-            .unwrap_or(false)
+        self.sh.conn.lock().map(|c| c.is_some()).unwrap_or(false)
     }
 }
 
 impl Drop for VhostUserDev {
     fn drop(&mut self) {
         self.sh.stop.store(true, Ordering::Release);
-        if let Ok(Some(c)) = self.sh.conn.lock().map(|g| g.as_ref().map(|c| c.try_clone())) {
+        if let Ok(Some(c)) = self
+            .sh
+            .conn
+            .lock()
+            .map(|g| g.as_ref().map(|c| c.try_clone()))
+        {
             if let Ok(c) = c {
                 let _ = c.shutdown(std::net::Shutdown::Both);
             }
@@ -334,7 +343,8 @@ impl Worker {
     fn refresh(&mut self, e: u64) {
         let s = &self.sh.slots[self.qi];
         if let Some(dq) = &self.dq {
-            s.last_avail.store(dq.last_avail() as u32, Ordering::Release);
+            s.last_avail
+                .store(dq.last_avail() as u32, Ordering::Release);
         }
         let a = s.active.lock().unwrap_or_else(|p| p.into_inner()).clone();
         self.dq = a.as_ref().map(|a| DeviceQueue::new(a.ring, a.base));
@@ -397,12 +407,7 @@ fn now_ns() -> u64 {
 /// Copies chain `head` (a guest transmit: header + frame, read-only buffers) into `dst`;
 /// returns the frame length.
 #[inline(always)]
-fn read_chain(
-    q: &DeviceQueue,
-    a: &Active,
-    head: u16,
-    dst: &mut [u8],
-) -> Result<usize, ChainError> {
+fn read_chain(q: &DeviceQueue, a: &Active, head: u16, dst: &mut [u8]) -> Result<usize, ChainError> {
     let mut skip = a.hdr_len;
     let mut len = 0usize;
     q.walk(&a.mem, head, false, |p, l| {
@@ -446,7 +451,12 @@ impl VhostUserRx {
 }
 
 impl RxPort for VhostUserRx {
-    fn rx_burst<L: Layout>(&mut self, ctx: &mut Bufs<'_, L>, out: &mut Vec<Buf>, max: usize) -> usize {
+    fn rx_burst<L: Layout>(
+        &mut self,
+        ctx: &mut Bufs<'_, L>,
+        out: &mut Vec<Buf>,
+        max: usize,
+    ) -> usize {
         let (pool, cache, layout) = ctx.parts();
         let Some((a, q)) = self.q.get() else {
             return 0;
