@@ -17,6 +17,9 @@ pub struct VirtioStats {
     pub rx_bad_desc: u64,
     /// Received packets longer than a buffer's data room (dropped).
     pub rx_oversize: u64,
+    /// Packets still in the peer's transmit ring when it stopped the ring (a frontend that
+    /// shut down without waiting): they never reached this port.
+    pub rx_abandoned: u64,
     /// Packets given to the peer's ring.
     pub tx: u64,
     /// Frame bytes given.
@@ -46,6 +49,7 @@ impl VirtioStats {
         self.rx_bytes += o.rx_bytes;
         self.rx_bad_desc += o.rx_bad_desc;
         self.rx_oversize += o.rx_oversize;
+        self.rx_abandoned += o.rx_abandoned;
         self.tx += o.tx;
         self.tx_bytes += o.tx_bytes;
         self.tx_no_buffers += o.tx_no_buffers;
@@ -77,6 +81,7 @@ pub struct VirtioCounters {
     pub(crate) rx_bytes: AtomicU64,
     pub(crate) rx_bad_desc: AtomicU64,
     pub(crate) rx_oversize: AtomicU64,
+    pub(crate) rx_abandoned: AtomicU64,
     pub(crate) tx: AtomicU64,
     pub(crate) tx_bytes: AtomicU64,
     pub(crate) tx_no_buffers: AtomicU64,
@@ -98,6 +103,7 @@ impl VirtioCounters {
         self.rx_bytes.store(s.rx_bytes, r);
         self.rx_bad_desc.store(s.rx_bad_desc, r);
         self.rx_oversize.store(s.rx_oversize, r);
+        self.rx_abandoned.store(s.rx_abandoned, r);
         self.tx.store(s.tx, r);
         self.tx_bytes.store(s.tx_bytes, r);
         self.tx_no_buffers.store(s.tx_no_buffers, r);
@@ -114,6 +120,7 @@ impl VirtioCounters {
             rx_bytes: g(&self.rx_bytes),
             rx_bad_desc: g(&self.rx_bad_desc),
             rx_oversize: g(&self.rx_oversize),
+            rx_abandoned: g(&self.rx_abandoned),
             tx: g(&self.tx),
             tx_bytes: g(&self.tx_bytes),
             tx_no_buffers: g(&self.tx_no_buffers),

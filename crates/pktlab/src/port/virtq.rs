@@ -440,6 +440,11 @@ impl DeviceQueue {
         }
     }
 
+    /// Entries.
+    pub fn size(&self) -> u16 {
+        self.ring.size
+    }
+
     /// The next available index to consume (what `GET_VRING_BASE` reports).
     pub fn last_avail(&self) -> u16 {
         self.last_avail

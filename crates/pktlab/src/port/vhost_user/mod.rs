@@ -324,6 +324,8 @@ struct Worker {
     epoch: u64,
     act: Option<Arc<Active>>,
     dq: Option<DeviceQueue>,
+    /// Chains left in the driver's ring when it was taken away (a transmit ring's packets).
+    abandoned: u64,
 }
 
 impl Worker {
@@ -335,6 +337,7 @@ impl Worker {
             epoch: 0,
             act: None,
             dq: None,
+            abandoned: 0,
         }
     }
 
@@ -345,6 +348,8 @@ impl Worker {
         if let Some(dq) = &self.dq {
             s.last_avail
                 .store(dq.last_avail() as u32, Ordering::Release);
+            // The mapping is still ours (the Arc): count what the driver left behind.
+            self.abandoned += dq.pending().min(dq.size()) as u64;
         }
         let a = s.active.lock().unwrap_or_else(|p| p.into_inner()).clone();
         self.dq = a.as_ref().map(|a| DeviceQueue::new(a.ring, a.base));
@@ -459,6 +464,10 @@ impl RxPort for VhostUserRx {
     ) -> usize {
         let (pool, cache, layout) = ctx.parts();
         let Some((a, q)) = self.q.get() else {
+            if self.st.rx_abandoned != self.q.abandoned {
+                self.st.rx_abandoned = self.q.abandoned;
+                self.counters.store(&self.st);
+            }
             return 0;
         };
         let n = (q.pending() as usize).min(max);
@@ -496,6 +505,7 @@ impl RxPort for VhostUserRx {
             }
         }
         notify(q, a);
+        self.st.rx_abandoned = self.q.abandoned;
         if kept < at + n {
             let mut spare: Vec<Buf> = out.drain(kept..).collect();
             cache.put_bulk(pool, &mut spare);
