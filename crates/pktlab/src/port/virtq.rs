@@ -276,13 +276,13 @@ impl RingAddrs {
         }
         let (dl, al, ul) = ring_bytes(size as u16);
         let d = find(desc, dl)
-            .filter(|p| *p as usize % 16 == 0)
+            .filter(|p| (*p as usize).is_multiple_of(16))
             .ok_or(VirtqError::RingOutside("descriptor", desc))?;
         let a = find(avail, al)
-            .filter(|p| *p as usize % 2 == 0)
+            .filter(|p| (*p as usize).is_multiple_of(2))
             .ok_or(VirtqError::RingOutside("available", avail))?;
         let u = find(used, ul)
-            .filter(|p| *p as usize % 4 == 0)
+            .filter(|p| (*p as usize).is_multiple_of(4))
             .ok_or(VirtqError::RingOutside("used", used))?;
         Ok(RingAddrs {
             desc: d,

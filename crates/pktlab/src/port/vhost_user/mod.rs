@@ -251,13 +251,10 @@ impl VhostUserDev {
 impl Drop for VhostUserDev {
     fn drop(&mut self) {
         self.sh.stop.store(true, Ordering::Release);
-        if let Ok(Some(c)) = self
-            .sh
-            .conn
-            .lock()
-            .map(|g| g.as_ref().map(|c| c.try_clone()))
         {
-            if let Ok(c) = c {
+            let conn = self.sh.conn.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(c) = conn.as_ref() {
+                // Unblocks the control thread's read.
                 let _ = c.shutdown(std::net::Shutdown::Both);
             }
         }
