@@ -45,12 +45,12 @@ impl VirtioPorts {
         stop: &Arc<AtomicBool>,
     ) -> Result<VirtioPorts, String> {
         let mut v = VirtioPorts::default();
-        for spec in [rx_virtio(rx), tx_virtio(tx)].into_iter().flatten() {
-            if matches!(spec, Err(_)) && workers != 1 {
-                return Err(format!(
-                    "virtio-user ports have one queue pair: they need --workers 1 (got {workers})"
-                ));
-            }
+        let virtio_user =
+            matches!(rx, RxSpec::VirtioUser(_)) || matches!(tx, TxSpec::VirtioUser(_));
+        if virtio_user && workers != 1 {
+            return Err(format!(
+                "virtio-user ports have one queue pair: they need --workers 1 (got {workers})"
+            ));
         }
         if let RxSpec::VhostUser(s) = rx {
             v.rx_dev = Some(Arc::new(open(s, workers, stop)?));
@@ -166,24 +166,6 @@ fn connect(
     stop: &Arc<AtomicBool>,
 ) -> Result<(pktlab::port::VirtioUserRx, pktlab::port::VirtioUserTx), String> {
     virtio_user::connect(path, 0, false, CONNECT_WAIT, stop.clone()).map_err(|e| e.to_string())
-}
-
-/// `Some(Ok)` for a vhost-user receive spec, `Some(Err)` for virtio-user.
-fn rx_virtio(s: &RxSpec) -> Option<Result<(), ()>> {
-    match s {
-        RxSpec::VhostUser(_) => Some(Ok(())),
-        RxSpec::VirtioUser(_) => Some(Err(())),
-        _ => None,
-    }
-}
-
-/// `Some(Ok)` for a vhost-user transmit spec, `Some(Err)` for virtio-user.
-fn tx_virtio(s: &TxSpec) -> Option<Result<(), ()>> {
-    match s {
-        TxSpec::VhostUser(_) => Some(Ok(())),
-        TxSpec::VirtioUser(_) => Some(Err(())),
-        _ => None,
-    }
 }
 
 /// Merges the afpacket ports' counters and the virtio ports' (either may be absent).
