@@ -105,6 +105,12 @@ pub(super) fn apply_updates<A: Address>(
     (applied, publishes)
 }
 
+/// The shared Poptries' writers (IPv4, IPv6).
+type Writers = (LpmWriter<u32, Poptrie<u32>>, LpmWriter<u128, Poptrie<u128>>);
+
+/// Route operations (IPv4, IPv6).
+type Ops = (Vec<Op<u32>>, Vec<Op<u128>>);
+
 /// Everything set up before the clock starts.
 struct Setup<L: Layout> {
     rep: LoadReport,
@@ -115,7 +121,7 @@ struct Setup<L: Layout> {
     live_rx: bool,
     totals: u64,
     routes: (usize, usize),
-    writers: Option<(LpmWriter<u32, Poptrie<u32>>, LpmWriter<u128, Poptrie<u128>>)>,
+    writers: Option<Writers>,
     epoch: Arc<AtomicU64>,
     ops: (Vec<Op<u32>>, Vec<Op<u128>>),
     pool: (u32, usize),
@@ -170,7 +176,7 @@ fn load_input(cfg: &ForwardConfig) -> Result<(Option<Vec<MemFrames>>, LoadReport
 }
 
 /// The update stream as route operations (IPv4, IPv6).
-fn load_ops(cfg: &ForwardConfig) -> Result<(Vec<Op<u32>>, Vec<Op<u128>>), String> {
+fn load_ops(cfg: &ForwardConfig) -> Result<Ops, String> {
     let Some(p) = &cfg.updates else {
         return Ok((Vec::new(), Vec::new()));
     };

@@ -586,6 +586,11 @@ mod tests {
         f
     }
 
+    /// One worker's layout for batches of `n`.
+    fn new_layout<L: Layout>(n: usize) -> L {
+        L::new(Arc::new(L::shared(n, 1)), n)
+    }
+
     fn wait_running(d: &VhostUserDev) {
         let t = Instant::now();
         while !d.running(0) {
@@ -611,7 +616,7 @@ mod tests {
         wait_running(&a);
         wait_running(&b);
         let pool = L::mbuf_pool(4096);
-        let mut layout = L::new(Arc::new(L::shared(64, 1)), 64);
+        let mut layout = new_layout::<L>(64);
         let mut cache = PoolCache::new(64);
         let total = 5000u32;
         let mut sent = 0u32;
@@ -686,7 +691,7 @@ mod tests {
         let d = VhostUserDev::open(&p, false, 1, stop.clone()).unwrap();
         let mut tx = d.tx(0);
         let pool = Dpdk::mbuf_pool(256);
-        let mut layout = Dpdk::new(Arc::new(Dpdk::shared(32, 1)), 32);
+        let mut layout = new_layout::<Dpdk>(32);
         let mut cache = PoolCache::new(32);
         let mut send = |tx: &mut crate::port::vhost_user::VhostUserTx, n: usize| {
             let mut bufs = Vec::new();
@@ -716,7 +721,7 @@ mod tests {
             let mut got = 0;
             let t = Instant::now();
             let mut bufs = Vec::new();
-            let mut l2 = Dpdk::new(Arc::new(Dpdk::shared(32, 1)), 32);
+            let mut l2 = new_layout::<Dpdk>(32);
             let mut c2 = PoolCache::new(32);
             while got < 20 && t.elapsed() < Duration::from_secs(5) {
                 l2.begin(32);
