@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tabulates pktlab vs ns-3 runs of the paper-002 dumbbell with modern TCP (issue 17 item 4).
+"""Tabulates pktlab vs ns-3 runs of the paper-002 dumbbell with modern TCP.
 
 Reads `pk-MIX-AQM-sS.json` (`pktlab aqm sim --json`) from --pktlab and `ns3-MIX-AQM-sS.json`
 (`tools/ns3_dumbbell.py`) from --ns3, and prints one markdown row per (mix, AQM, simulator):
