@@ -105,12 +105,6 @@ pub(super) fn apply_updates<A: Address>(
     (applied, publishes)
 }
 
-/// The shared Poptries' writers (IPv4, IPv6).
-type Writers = (LpmWriter<u32, Poptrie<u32>>, LpmWriter<u128, Poptrie<u128>>);
-
-/// Route operations (IPv4, IPv6).
-type Ops = (Vec<Op<u32>>, Vec<Op<u128>>);
-
 /// Everything set up before the clock starts.
 struct Setup<L: Layout> {
     rep: LoadReport,
