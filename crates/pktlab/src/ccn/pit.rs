@@ -290,7 +290,8 @@ mod tests {
         assert_eq!(p.satisfy(100, 2), Some((1 << 1) | (1 << 5)));
         assert_eq!((p.face_load(1), p.face_load(5)), (3, 0));
         assert_eq!(p.upstream_load(60), 7);
-        assert_eq!(p.expire(20, 64), p.len());
+        let pending = p.len();
+        assert_eq!(p.expire(20, 64), pending);
         assert!(p.is_empty());
         assert_eq!((p.face_load(1), p.upstream_load(60)), (0, 0));
         assert_eq!(p.insert_via(7, 1, Some(60), 21, 10), PitInsert::New);
