@@ -357,6 +357,16 @@ mod tests {
 
     use crate::aqm::TestPkt as Pk;
 
+    #[test]
+    fn a_zombie_list_of_no_zombies_is_refused() {
+        // Capacity 0 used to be accepted, and the first arrival then indexed the empty list.
+        let r = std::panic::catch_unwind(|| {
+            let mut z = ZombieList::new(0, 0.25, 0.01, 1);
+            z.arrive(7)
+        });
+        assert!(r.is_err(), "ZombieList::new(0, ..) accepted: {r:?}");
+    }
+
     /// Eq. (1) as the paper writes it, on the queue length as a real number.
     fn p1(q: usize, th: f64, b3: f64, p_max: f64) -> f64 {
         let q = q as f64;

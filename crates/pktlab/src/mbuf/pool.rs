@@ -213,7 +213,20 @@ impl Pool {
         debug_assert!(c.len() <= self.count as usize);
     }
 
-    /// Runs `f` on every element, free or not (setup only: callers must hold no `Buf`s of
+    /// Runs `f` on every element, free or not.
+    ///
+    /// `f` sees one element at a time, never a `Buf`: a handle it could keep or swap for one
+    /// the caller holds would leave two handles of one element. This does not compile:
+    ///
+    /// ```compile_fail
+    /// use pktlab::mbuf::{Buf, Pool};
+    /// let mut pool = Pool::new(2, 64, 64, false);
+    /// let mut mine = Vec::new();
+    /// assert!(pool.take(1, &mut mine));
+    /// pool.init_each(|_p: &Pool, b: &mut Buf| std::mem::swap(b, &mut mine[0]));
+    /// ```
+    ///
+    /// Formerly: runs `f` on every element, free or not (setup only: callers must hold no `Buf`s of
     /// this pool, e.g. to initialise constant header fields before any element is handed out).
     pub fn init_each(&mut self, mut f: impl FnMut(&Pool, &mut Buf)) {
         for i in 0..self.count {
@@ -333,6 +346,75 @@ mod tests {
         assert!(!p.take(1, &mut v));
         p.give(v);
         assert_eq!(p.common_len(), 8);
+    }
+
+    /// Runs `f` and tells whether it panicked.
+    fn panics(f: impl FnOnce()) -> bool {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err()
+    }
+
+    #[test]
+    fn a_buf_works_only_on_its_own_pool() {
+        // Two pools of the same shape: index 0 of one must not reach index 0 of the other
+        // (two `&mut [u8]` over one element), nor a larger index of a smaller pool.
+        let a = Pool::new(4, 0, 64, false);
+        let b = Pool::new(4, 0, 64, false);
+        let small = Pool::new(1, 0, 64, false);
+        let mut from_a = Vec::new();
+        assert!(a.take(4, &mut from_a));
+        for x in from_a.iter_mut() {
+            assert!(panics(|| drop(b.data_mut(x))), "data_mut of a foreign Buf");
+            assert!(panics(|| drop(small.data(x))), "data of a foreign Buf");
+        }
+        assert!(panics(|| b.give(from_a.drain(..1))), "give of a foreign Buf");
+        a.give(from_a.drain(..));
+        assert_eq!(a.common_len(), 4);
+    }
+
+    #[test]
+    fn a_cache_cannot_fill_from_one_pool_and_drain_into_another() {
+        let a = Pool::new(64, 0, 64, false);
+        let b = Pool::new(8, 0, 64, false);
+        let mut c = PoolCache::new(4);
+        let mut held = Vec::new();
+        assert!(c.get_bulk(&a, 2, &mut held));
+        // The cache still holds elements of `a`: using it with `b` is refused, whichever way.
+        assert!(panics(|| {
+            let mut v = Vec::new();
+            c.get_bulk(&b, 1, &mut v);
+        }));
+        let mut c2 = PoolCache::new(4);
+        assert!(c2.get_bulk(&a, 2, &mut Vec::new()));
+        assert!(panics(|| c2.put_bulk(&b, &mut held)));
+        // Elements of `a` put into a cache bound to `b` are refused too.
+        let mut c3 = PoolCache::new(4);
+        let mut from_b = Vec::new();
+        assert!(c3.get_bulk(&b, 1, &mut from_b));
+        let mut from_a = Vec::new();
+        assert!(a.take(1, &mut from_a));
+        assert!(panics(|| c3.put_bulk(&b, &mut from_a)));
+        assert_eq!(b.common_len() + c3.len() + from_b.len(), 8);
+    }
+
+    #[test]
+    fn sizes_that_overflow_are_refused() {
+        // `data_off + data_room` wraps: the arena would be one line while `data` reaches
+        // `data_off` bytes past it.
+        assert!(panics(|| drop(Pool::new(1, usize::MAX - 64, 128, false))));
+        assert!(panics(|| drop(Pool::new(1, 64, usize::MAX - 8, false))));
+        // A stride that cannot be rounded up to whole lines.
+        assert!(panics(|| drop(Pool::new(1, usize::MAX - 2, 1, true))));
+        let mut p = Pool::new(2, 64, 64, false);
+        let mut v = Vec::new();
+        assert!(p.take(1, &mut v));
+        // `off + size_of::<T>()` wraps to 0, which is <= data_off.
+        let off = usize::MAX - 7;
+        assert!(panics(|| drop(*p.header::<u64>(&v[0], off))));
+        assert!(panics(|| *p.header_mut::<u64>(&mut v[0], off) = 1));
+        *p.header_mut::<u64>(&mut v[0], 56) = 7;
+        assert_eq!(*p.header::<u64>(&v[0], 56), 7);
+        p.give(v.drain(..));
+        let _ = &mut p;
     }
 
     #[test]

@@ -657,3 +657,66 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Linked<M> {
         h
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs `f` and tells whether it panicked.
+    fn panics(f: impl FnOnce()) -> bool {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err()
+    }
+
+    #[test]
+    fn a_stale_handle_is_refused() {
+        // The sequence insert_front, move_front, touch, remove, then the removed handle again.
+        let mut s = Linked::<u8>::build(Layout::plain(1, 4, 1));
+        s.insert_front(0, 10, 0);
+        s.insert_front(0, 11, 0);
+        let h = s.find(0, 10).expect("10 is cached");
+        assert_eq!(s.move_front(0, h, 0), h);
+        assert!(s.touch(0, 11));
+        s.remove(0, h);
+        assert!(!s.touch(0, 10));
+        assert!(panics(|| s.remove(0, h)), "remove of a removed handle");
+        assert!(panics(|| drop(s.move_front(0, h, 0))), "move of a removed handle");
+        assert!(panics(|| s.swap_prev(0, h)), "swap_prev of a removed handle");
+        assert!(panics(|| s.set_meta(0, h, 1)), "set_meta of a removed handle");
+        assert!(panics(|| s.set_hand(0, Some(h))), "hand on a removed handle");
+        // The store still works: 11 is the only entry, and the slot is reused.
+        assert_eq!(s.len(0, 0), 1);
+        assert!(s.touch(0, 11));
+        s.insert_front(0, 12, 0);
+        assert_eq!(s.len(0, 0), 2);
+        assert_eq!(s.front(0, 0).map(|h| s.key(0, h)), Some(12));
+    }
+
+    #[test]
+    fn a_handle_of_another_set_is_refused() {
+        let mut s = Linked::<u8>::build(Layout::plain(2, 2, 1));
+        s.insert_front(0, 1, 0);
+        let h = s.find(0, 1).expect("1 is cached");
+        assert!(panics(|| drop(s.move_front(1, h, 0))));
+        assert!(panics(|| s.remove(1, h)));
+        assert_eq!(s.len(0, 0), 1);
+        assert_eq!(s.len(1, 0), 0);
+    }
+
+    #[test]
+    fn the_one_queue_fast_paths_refuse_other_layouts() {
+        // `touch` on a two-queue layout would walk queue 0's list for an entry of queue 1.
+        let mut s = Linked::<u8>::build(Layout::plain(1, 4, 2));
+        s.push_front(0, 1, 5, 0);
+        assert!(panics(|| drop(s.touch(0, 5))));
+        assert!(panics(|| s.insert_front(0, 6, 0)));
+        assert_eq!(s.len(0, 1), 1);
+    }
+
+    #[test]
+    fn a_handle_out_of_range_is_refused() {
+        let mut s = Linked::<u8>::build(Layout::plain(1, 2, 1));
+        for h in [2, 3, NIL - 1, NIL] {
+            assert!(panics(|| s.remove(0, h)), "handle {h}");
+        }
+    }
+}
