@@ -27,7 +27,7 @@ pub mod pool;
 pub use compact_alloc::CompactAlloc;
 pub use compact_const::CompactConst;
 pub use dpdk::{Dpdk, RteMbuf};
-pub use pool::{Buf, Pool, PoolCache};
+pub use pool::{Buf, ElemInit, Pool, PoolCache};
 
 use std::sync::Arc;
 

@@ -64,7 +64,7 @@ impl Family {
 /// }
 /// ```
 pub trait Address:
-    Copy + Clone + Debug + Eq + Ord + Hash + Default + Send + Sync + 'static
+    sealed::Sealed + Copy + Clone + Debug + Eq + Ord + Hash + Default + Send + Sync + 'static
 {
     /// Number of bits in an address: 32 or 128.
     const BITS: u32;
@@ -107,6 +107,13 @@ pub trait Address:
     fn from_random(hi: u64, lo: u64) -> Self;
     /// The address if `ip` is of this family, else `None`.
     fn from_ip(ip: IpAddr) -> Option<Self>;
+}
+
+mod sealed {
+    /// The supertrait that keeps [`super::Address`] to the two types of this module.
+    pub trait Sealed {}
+    impl Sealed for u32 {}
+    impl Sealed for u128 {}
 }
 
 /// The operations that read the same for both families, spelled once (inside each `impl`):

@@ -367,6 +367,9 @@ impl<L: Layout> Worker<L> {
             let (ok, nh) = (self.ok[i], self.nh[i]);
             c.no_route += (ok & (nh == 0)) as u64;
             let fwd = ok & (nh != 0);
+            // A port may hand in any `Buf`: one of another pool must not be rebuilt as one of
+            // this pool below.
+            assert!(self.pool.owns(&b), "rx port returned a buffer of another pool");
             let r = b.into_raw();
             self.fwd_raw[kf] = r;
             self.fwd_idx[kf] = i as u32;
@@ -375,15 +378,16 @@ impl<L: Layout> Worker<L> {
             kd += !fwd as usize;
         }
         for &r in &self.drop_raw[..kd] {
-            // SAFETY: every raw index taken above is in exactly one of the two live prefixes
-            // (`drop_raw[..kd]`, `fwd_raw[..kf]`), so each is rebuilt exactly once.
-            self.free.push(unsafe { Buf::from_raw(r) });
+            // SAFETY: every raw index taken above is of a handle of `self.pool` (asserted)
+            // and is in exactly one of the two live prefixes (`drop_raw[..kd]`,
+            // `fwd_raw[..kf]`), so each is rebuilt exactly once.
+            self.free.push(unsafe { Buf::from_raw(&self.pool, r) });
         }
         let mut k = 0;
         for j in 0..kf {
             let i = self.fwd_idx[j] as usize;
             // SAFETY: as above.
-            let mut b = unsafe { Buf::from_raw(self.fwd_raw[j]) };
+            let mut b = unsafe { Buf::from_raw(&self.pool, self.fwd_raw[j]) };
             let nh = self.nh[i];
             let len = self.lens[i] as usize;
             forward_rewrite(
