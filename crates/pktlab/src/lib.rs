@@ -16,12 +16,12 @@
 //! | [`flowcache`] | set-associative caches: a replacement [`flowcache::Rule`] over a [`flowcache::Store`], LRU to W-TinyLFU and Belady; the timing simulator of paper 000 |
 //! | [`aqm`] | queueing disciplines behind [`aqm::Aqm`] (DropTail, RED, SRED, ZL-RED, CHOKe, DRR, FQ-CoDel) and the drop/mark deciders of RED, SRED, ZL-RED and CHOKe for a queue the caller owns ([`aqm::decide`]) |
 //! | [`netsim`] | a packet-level discrete-event simulator: TCP Reno/NewReno/Vegas/CUBIC/BBR, UDP, the dumbbell of paper 002 |
-//! | [`traffic`] | the Zipf table sampler of paper 003, name/destination/flow streams, synthetic flow traces |
+//! | [`traffic`] | the Zipf table sampler of paper 003, name/destination/flow streams, synthetic flow traces, LPM lookup traffic |
 //! | [`ccn`] | CCNx TLV codec, content stores, PIT, FIB, a forwarder and its UDP faces |
 //! | [`mbuf`] | the buffer pool with per-worker caches and the per-batch metadata layouts of paper 001 |
 //! | [`port`] | rx/tx ports: null, in-memory replay, pcap capture, AF_PACKET rings, RSS |
 //! | [`pipeline`] | the batched data plane: parse, flow cache, LPM batch, TTL rewrite, AQM queue, tx |
-//! | [`lab`] | the experiments (benchmarks, simulations, sweeps) behind the CLI, the report and Python |
+//! | [`params`] | the parameter checks every configuration's `validate()` shares ([`params::ParamError`]) |
 //! | [`simd`], [`util`] | branch-free lane masks; small deterministic generators |
 //!
 //! ## One example per component
@@ -97,7 +97,8 @@
 //! address trait the unchecked LPM tables trust is sealed, and the structures that index
 //! without bounds checks are fuzzed against plain models (`fuzz/`, target `structures`).
 //!
-//! The library has no CLI or terminal dependencies; the `pktlab` binary lives in `pktlab-cli`.
+//! The experiments (benchmarks, simulations, sweeps) live in the `pktlab-lab` crate, the
+//! `pktlab` binary in `pktlab-cli`; this library has no CLI or terminal dependencies.
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 #![warn(missing_docs)]
@@ -106,11 +107,11 @@ pub mod aqm;
 pub mod ccn;
 pub mod flowcache;
 pub mod io;
-pub mod lab;
 pub mod lpm;
 pub mod mbuf;
 pub mod net;
 pub mod netsim;
+pub mod params;
 pub mod pipeline;
 pub mod port;
 pub mod simd;

@@ -196,7 +196,7 @@ mod tests {
             let r = x.next_u64();
             // Flow 0 sends half of the packets; a third are ECN-capable.
             let f = if r & 1 == 0 { 0 } else { (r >> 8) as u32 % 12 };
-            let p = Pk(f, r % 3 == 0, false);
+            let p = Pk(f, r.is_multiple_of(3), false);
             let now = t * 1000;
             q.enqueue(p, now, &mut drops);
             arrivals += 1;
@@ -234,7 +234,7 @@ mod tests {
             drops.clear();
             assert_eq!(q.len_pkts(), mine.live, "queue length at arrival {t}");
             // Serve at 3/4 of the arrival rate, with idle stretches.
-            if (r >> 20) % 4 != 0 || (t / 5000) % 2 == 1 {
+            if !(r >> 20).is_multiple_of(4) || (t / 5000) % 2 == 1 {
                 let got = q.dequeue(now, &mut drops);
                 mine.pop_dead();
                 let want = mine.q.pop_front().map(|(f, ce, _)| {

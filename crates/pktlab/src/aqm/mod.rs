@@ -266,14 +266,12 @@ impl AqmSpec {
 
     /// Builds the discipline for a buffer of `buffer` packets on a link whose typical packet
     /// transmission time is `pkt_time` (RED's idle-time correction).
-    // TODO(crate split): `AqmError` once `lab` (which maps this error as a `String`) has
-    // moved out of this crate.
     pub fn build<P: AqmPacket>(
         &self,
         buffer: usize,
         pkt_time: Nanos,
         seed: u64,
-    ) -> Result<Discipline<P>, String> {
+    ) -> Result<Discipline<P>, AqmError> {
         Ok(match self {
             AqmSpec::DropTail => Discipline::DropTail(DropTail::new(buffer)?),
             AqmSpec::Red(p) => Discipline::Red(Red::new(p.clone(), buffer, pkt_time, seed)?),

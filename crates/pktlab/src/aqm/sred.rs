@@ -74,19 +74,13 @@ impl Default for SredParams {
 
 impl SredParams {
     /// Checks the parameters.
-    pub fn check(&self) -> Result<(), AqmError> {
+    pub fn validate(&self) -> Result<(), AqmError> {
         if !(self.p_max > 0.0 && self.p_max <= 1.0) {
             return Err(AqmError::range("sred", "p_max must be in (0, 1]", self.p_max));
         }
         ZombieList::check(self.m, self.p_swap, self.alpha.unwrap_or(1.0))
     }
 
-    /// [`SredParams::check`] with the error as text.
-    // TODO(crate split): remove once `lab` (which maps this error as a `String`) has moved
-    // out of this crate; callers use `check`.
-    pub fn validate(&self) -> Result<(), String> {
-        Ok(self.check()?)
-    }
 }
 
 /// One zombie: a recently seen flow. (SRED's zombies may also carry a timestamp, for aging
@@ -307,7 +301,7 @@ impl SredDecider {
     /// SRED's decider for a buffer of B = `limit` packets (the flow key of `params` is the
     /// queue's business: arrivals bring their id).
     pub fn new(params: &SredParams, limit: usize, seed: u64) -> Result<Self, AqmError> {
-        params.check()?;
+        params.validate()?;
         if limit == 0 {
             return Err(AqmError::EmptyBuffer("sred"));
         }

@@ -54,9 +54,9 @@ impl Default for ZlRedParams {
 
 impl ZlRedParams {
     /// Checks the parameters.
-    pub fn check(&self) -> Result<(), AqmError> {
+    pub fn validate(&self) -> Result<(), AqmError> {
         const D: &str = "zlred";
-        self.sred.check().map_err(|e| e.within(D))?;
+        self.sred.validate().map_err(|e| e.within(D))?;
         if !(self.a >= 1.0 && self.a.is_finite()) {
             return Err(AqmError::range(D, "a must be >= 1", self.a));
         }
@@ -69,12 +69,6 @@ impl ZlRedParams {
         Ok(())
     }
 
-    /// [`ZlRedParams::check`] with the error as text.
-    // TODO(crate split): remove once `lab` (which maps this error as a `String`) has moved
-    // out of this crate; callers use `check`.
-    pub fn validate(&self) -> Result<(), String> {
-        Ok(self.check()?)
-    }
 }
 
 /// ZL-RED's drop decision (eqs. (4)–(7)) for arrivals at any queue ([`super::decide`]):
@@ -101,7 +95,7 @@ impl ZlRedDecider {
     /// ZL-RED's decider for a buffer of B = `limit` packets (the flow key of `params` is the
     /// queue's business: arrivals bring their id).
     pub fn new(params: ZlRedParams, limit: usize, seed: u64) -> Result<Self, AqmError> {
-        params.check()?;
+        params.validate()?;
         if limit == 0 {
             return Err(AqmError::EmptyBuffer("zlred"));
         }

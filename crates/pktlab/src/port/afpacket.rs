@@ -19,8 +19,8 @@
 //! Errors are one line naming the port and, for permissions, the missing capability.
 //! Everything here is `libc`; no C shim.
 
-use super::{free_all, RxPort, TxPort};
-use crate::mbuf::{Buf, Layout, Pool, PoolCache, RxMeta, DATA_ROOM};
+use super::{free_all, Bufs, Burst, RxPort, TxPort};
+use crate::mbuf::{Buf, Layout, RxMeta, DATA_ROOM};
 use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -513,14 +513,8 @@ impl AfPacketRx {
 impl RxPort for AfPacketRx {
     /// Waits up to [`IDLE_POLL_MS`] (or [`AfPacketRx::set_idle_poll_ms`]) for frames when
     /// none is ready; returns 0 if none came.
-    fn rx_burst<L: Layout>(
-        &mut self,
-        pool: &Pool,
-        cache: &mut PoolCache,
-        layout: &mut L,
-        out: &mut Vec<Buf>,
-        max: usize,
-    ) -> usize {
+    fn rx_burst<L: Layout>(&mut self, c: &mut Bufs<L>, out: &mut Burst, max: usize) -> usize {
+        let (pool, cache, layout) = c.parts();
         let start = out.len();
         let mut polled = false;
         loop {
@@ -788,15 +782,8 @@ impl AfPacketTx {
 }
 
 impl TxPort for AfPacketTx {
-    fn tx_burst<L: Layout>(
-        &mut self,
-        pool: &Pool,
-        cache: &mut PoolCache,
-        layout: &mut L,
-        bufs: &mut Vec<Buf>,
-        lens: &[u16],
-        _ts: &[u64],
-    ) {
+    fn tx_burst<L: Layout>(&mut self, c: &mut Bufs<L>, bufs: &mut Burst, lens: &[u16], _t: &[u64]) {
+        let (pool, cache, layout) = c.parts();
         for (b, &len) in bufs.iter().zip(lens) {
             self.push(&pool.data(b)[..len as usize]);
         }

@@ -31,20 +31,51 @@ pub use capture::CaptureTx;
 pub use mem::{MemFrames, MemRx};
 pub use null::{NullRx, NullTx};
 
+/// What a port's burst works with: the shared buffer pool, the calling worker's pool cache
+/// and its metadata layout — passed together so that every port takes one argument for them.
+pub struct Bufs<'a, L: Layout> {
+    /// The shared pool.
+    pub pool: &'a Pool,
+    /// The worker's cache of free buffers.
+    pub cache: &'a mut PoolCache,
+    /// The worker's metadata layout (per-batch or per-buffer metadata).
+    pub layout: &'a mut L,
+}
+
+impl<'a, L: Layout> Bufs<'a, L> {
+    /// Bundles a pool, a cache and a layout.
+    pub fn new(pool: &'a Pool, cache: &'a mut PoolCache, layout: &'a mut L) -> Self {
+        Bufs {
+            pool,
+            cache,
+            layout,
+        }
+    }
+
+    /// The three parts, borrowed apart (for a port body that uses them side by side).
+    #[inline(always)]
+    pub fn parts(&mut self) -> (&'a Pool, &mut PoolCache, &mut L) {
+        (self.pool, &mut *self.cache, &mut *self.layout)
+    }
+
+    /// Releases every buffer of `bufs` through the layout and returns them to the cache
+    /// (what every transmit port does once its frames are out); `bufs` is left empty.
+    #[inline(always)]
+    pub fn free_all(&mut self, bufs: &mut Vec<Buf>) {
+        free_all(self.pool, self.cache, self.layout, bufs)
+    }
+}
+
+/// A burst of buffers: what a port receives into or transmits from.
+pub type Burst = Vec<Buf>;
+
 /// A receive queue.
 pub trait RxPort: Send {
     /// Receives up to `max` packets: takes buffers from `cache`, fills their data and calls
     /// `layout.rx_init` for batch positions `out.len()..`, appends them to `out` and returns
     /// how many. 0 means the input is exhausted (or the pool is empty), or for a live port
     /// that nothing arrived for a while (see [`RxPort::exhausted`]).
-    fn rx_burst<L: Layout>(
-        &mut self,
-        pool: &Pool,
-        cache: &mut PoolCache,
-        layout: &mut L,
-        out: &mut Vec<Buf>,
-        max: usize,
-    ) -> usize;
+    fn rx_burst<L: Layout>(&mut self, c: &mut Bufs<L>, out: &mut Burst, max: usize) -> usize;
 
     /// After a burst of 0: true if no packet will ever come (replayed input at its end, a
     /// live port told to stop), false if the port was only idle.
@@ -57,17 +88,23 @@ pub trait RxPort: Send {
 pub trait TxPort: Send {
     /// Transmits every buffer of `bufs` (`lens[i]` bytes at time `ts[i]`), then returns them
     /// through `layout.release` to `cache`; `bufs` is left empty.
-    fn tx_burst<L: Layout>(
-        &mut self,
-        pool: &Pool,
-        cache: &mut PoolCache,
-        layout: &mut L,
-        bufs: &mut Vec<Buf>,
-        lens: &[u16],
-        ts: &[u64],
-    );
+    fn tx_burst<L: Layout>(&mut self, c: &mut Bufs<L>, bufs: &mut Burst, lens: &[u16], ts: &[u64]);
     /// Packets transmitted so far.
     fn packets(&self) -> u64;
+
+    /// Lets a port that holds packets (a delay line) send what is due; the worker calls it
+    /// when its receive side is idle. Default: nothing held, nothing to do.
+    #[inline]
+    fn poll<L: Layout>(&mut self, _c: &mut Bufs<L>) {}
+
+    /// Sends whatever the port still holds (end of the run). Default: nothing held.
+    fn finish<L: Layout>(&mut self, _c: &mut Bufs<L>) {}
+
+    /// True if the port wants each packet's receive timestamp in `tx_burst`'s `ts` (a
+    /// capture writes them); others get unspecified values there.
+    fn wants_timestamps(&self) -> bool {
+        false
+    }
 }
 
 /// A receive port as the CLI names it.
@@ -184,18 +221,11 @@ pub enum AnyRx {
 
 impl RxPort for AnyRx {
     #[inline]
-    fn rx_burst<L: Layout>(
-        &mut self,
-        pool: &Pool,
-        cache: &mut PoolCache,
-        layout: &mut L,
-        out: &mut Vec<Buf>,
-        max: usize,
-    ) -> usize {
+    fn rx_burst<L: Layout>(&mut self, c: &mut Bufs<L>, out: &mut Burst, max: usize) -> usize {
         match self {
-            AnyRx::Null(p) => p.rx_burst(pool, cache, layout, out, max),
-            AnyRx::Mem(p) => p.rx_burst(pool, cache, layout, out, max),
-            AnyRx::AfPacket(p) => p.rx_burst(pool, cache, layout, out, max),
+            AnyRx::Null(p) => p.rx_burst(c, out, max),
+            AnyRx::Mem(p) => p.rx_burst(c, out, max),
+            AnyRx::AfPacket(p) => p.rx_burst(c, out, max),
         }
     }
 
@@ -219,40 +249,14 @@ pub enum AnyTx {
     Delay(Box<delay::DelayTx>),
 }
 
-impl AnyTx {
-    /// Lets a port that holds packets (a delay line) send what is due; called when the
-    /// receive side is idle. A no-op for the others.
-    #[inline]
-    pub fn poll<L: Layout>(&mut self, pool: &Pool, cache: &mut PoolCache, layout: &mut L) {
-        if let AnyTx::Delay(p) = self {
-            p.poll(pool, cache, layout);
-        }
-    }
-
-    /// Sends whatever a port still holds (end of the run). A no-op for ports that hold none.
-    pub fn finish<L: Layout>(&mut self, pool: &Pool, cache: &mut PoolCache, layout: &mut L) {
-        if let AnyTx::Delay(p) = self {
-            p.finish(pool, cache, layout);
-        }
-    }
-}
-
 impl TxPort for AnyTx {
     #[inline]
-    fn tx_burst<L: Layout>(
-        &mut self,
-        pool: &Pool,
-        cache: &mut PoolCache,
-        layout: &mut L,
-        bufs: &mut Vec<Buf>,
-        lens: &[u16],
-        ts: &[u64],
-    ) {
+    fn tx_burst<L: Layout>(&mut self, c: &mut Bufs<L>, bufs: &mut Burst, lens: &[u16], ts: &[u64]) {
         match self {
-            AnyTx::Null(p) => p.tx_burst(pool, cache, layout, bufs, lens, ts),
-            AnyTx::Capture(p) => p.tx_burst(pool, cache, layout, bufs, lens, ts),
-            AnyTx::AfPacket(p) => p.tx_burst(pool, cache, layout, bufs, lens, ts),
-            AnyTx::Delay(p) => p.tx_burst(pool, cache, layout, bufs, lens, ts),
+            AnyTx::Null(p) => p.tx_burst(c, bufs, lens, ts),
+            AnyTx::Capture(p) => p.tx_burst(c, bufs, lens, ts),
+            AnyTx::AfPacket(p) => p.tx_burst(c, bufs, lens, ts),
+            AnyTx::Delay(p) => p.tx_burst(c, bufs, lens, ts),
         }
     }
     fn packets(&self) -> u64 {
@@ -262,6 +266,20 @@ impl TxPort for AnyTx {
             AnyTx::AfPacket(p) => p.packets(),
             AnyTx::Delay(p) => p.packets(),
         }
+    }
+    #[inline]
+    fn poll<L: Layout>(&mut self, c: &mut Bufs<L>) {
+        if let AnyTx::Delay(p) = self {
+            p.poll(c);
+        }
+    }
+    fn finish<L: Layout>(&mut self, c: &mut Bufs<L>) {
+        if let AnyTx::Delay(p) = self {
+            p.finish(c);
+        }
+    }
+    fn wants_timestamps(&self) -> bool {
+        matches!(self, AnyTx::Capture(_))
     }
 }
 
