@@ -52,8 +52,12 @@ impl Model {
         self.used(set, self.ghost(q)) < cap
     }
     fn find(&self, set: usize, key: u64) -> Option<(usize, usize)> {
-        (0..self.layout.queues)
-            .find_map(|q| self.q[set][q].iter().position(|e| e.0 == key).map(|i| (q, i)))
+        (0..self.layout.queues).find_map(|q| {
+            self.q[set][q]
+                .iter()
+                .position(|e| e.0 == key)
+                .map(|i| (q, i))
+        })
     }
 }
 
@@ -66,13 +70,19 @@ fn same<S: Store<Meta = u8>>(s: &S, m: &Model) {
             let mut got = Vec::new();
             let mut h = s.front(set, q);
             while let Some(x) = h {
-                assert!(got.len() < want.len(), "set {set} queue {q} longer than its length");
+                assert!(
+                    got.len() < want.len(),
+                    "set {set} queue {q} longer than its length"
+                );
                 assert_eq!(s.queue(set, x), q);
                 got.push((s.key(set, x), s.meta(set, x)));
                 h = s.next(set, x);
             }
             assert_eq!(&got, want, "set {set} queue {q}");
-            assert_eq!(s.back(set, q).map(|b| s.key(set, b)), want.last().map(|e| e.0));
+            assert_eq!(
+                s.back(set, q).map(|b| s.key(set, b)),
+                want.last().map(|e| e.0)
+            );
         }
     }
 }
@@ -292,7 +302,11 @@ fuzz_target!(|data: &[u8]| {
             let sets = 1 + ops.below(3).unwrap_or(0);
             let ways = 1 + ops.below(8).unwrap_or(0);
             let queues = 1 + ops.below(3).unwrap_or(0);
-            let ghosts = if queues > 1 { ops.below(5).unwrap_or(0) } else { 0 };
+            let ghosts = if queues > 1 {
+                ops.below(5).unwrap_or(0)
+            } else {
+                0
+            };
             let layout = Layout {
                 sets,
                 ways,

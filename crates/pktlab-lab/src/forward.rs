@@ -644,7 +644,8 @@ fn run<L: Layout>(
     for i in 0..w {
         let rx = match (&mut queues, &cfg.rx) {
             (_, RxSpec::AfPacket(iface)) => {
-                let mut p = AfPacketRx::open(iface, 0, fanout, stop_rx.clone())?;
+                let mut p = AfPacketRx::open(iface, 0, fanout, stop_rx.clone())
+                    .map_err(|e| e.to_string())?;
                 if cfg.delay_line() {
                     // Come back to the delay line at least every millisecond.
                     p.set_idle_poll_ms(1);
@@ -676,7 +677,7 @@ fn run<L: Layout>(
             TxSpec::Null => AnyTx::Null(NullTx::default()),
             TxSpec::Pcap(_) => AnyTx::Capture(CaptureTx::with_capacity(0, 0)),
             TxSpec::AfPacket(iface) => {
-                let p = AfPacketTx::open(iface, false)?;
+                let p = AfPacketTx::open(iface, false).map_err(|e| e.to_string())?;
                 counters.push(p.counters());
                 if cfg.delay_line() {
                     let link = match rate_bps {
@@ -695,12 +696,10 @@ fn run<L: Layout>(
             }
         };
         let fcache = if cfg.stages == Stages::Full {
-            Some(AnyCache::new(
-                &cfg.cache,
-                cfg.cache_entries,
-                None,
-                cfg.seed,
-            )?)
+            Some(
+                AnyCache::new(&cfg.cache, cfg.cache_entries, None, cfg.seed)
+                    .map_err(|e| e.to_string())?,
+            )
         } else {
             None
         };

@@ -206,7 +206,7 @@ pub fn gen(cfg: &GenConfig, stop: &AtomicBool, p: &dyn Progress) -> Result<GenRe
             *interests_only,
         )),
     };
-    let mut tx = AfPacketTx::open(&cfg.iface, true).map_err(Error::Param)?;
+    let mut tx = AfPacketTx::open(&cfg.iface, true).map_err(|e| Error::Param(e.to_string()))?;
     let count = cfg.count.unwrap_or(u64::MAX);
     p.start(&format!("gen on {}", cfg.iface), cfg.count);
     let mut f = Vec::with_capacity(2048);
@@ -352,7 +352,8 @@ pub fn sink(cfg: &SinkConfig, stop: &AtomicBool, p: &dyn Progress) -> Result<Sin
         }
     }
     let never = Arc::new(AtomicBool::new(false));
-    let mut rx = AfPacketRx::open(&cfg.iface, 0, None, never).map_err(Error::Param)?;
+    let mut rx =
+        AfPacketRx::open(&cfg.iface, 0, None, never).map_err(|e| Error::Param(e.to_string()))?;
     p.note(&format!("sink: listening on afpacket:{}", cfg.iface));
     p.start(&format!("sink on {}", cfg.iface), cfg.count);
     let mut r = SinkResult {

@@ -19,7 +19,11 @@ fn main() {
     for i in 0..100_000u32 {
         // A skewed mix: flow i % 16 most of the time, otherwise one of 4,096 flows.
         let n = if i % 4 == 0 { i % 4096 } else { i % 16 };
-        let f = MyFlow { src: [10, 0, 0, n as u8], dst: [192, 0, 2, (n >> 8) as u8], port: 80 };
+        let f = MyFlow {
+            src: [10, 0, 0, n as u8],
+            dst: [192, 0, 2, (n >> 8) as u8],
+            port: 80,
+        };
         let mut h = DefaultHasher::new();
         f.hash(&mut h);
         let id = h.finish();
@@ -30,7 +34,10 @@ fn main() {
         }
         lookups += 1;
     }
-    println!("hit ratio {:.3} over {lookups} lookups", hits as f64 / lookups as f64);
+    println!(
+        "hit ratio {:.3} over {lookups} lookups",
+        hits as f64 / lookups as f64
+    );
     assert!(hits > lookups / 2, "the 16 hot flows stay cached");
     assert!(cache.len() <= sets * ways);
 }

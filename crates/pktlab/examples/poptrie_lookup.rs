@@ -14,7 +14,12 @@ fn main() {
     ];
     let routes: Vec<(Prefix<u32>, NextHop)> = table
         .iter()
-        .map(|&(p, nh)| (p.parse().expect("a prefix"), NextHop::new(nh).expect("not 0")))
+        .map(|&(p, nh)| {
+            (
+                p.parse().expect("a prefix"),
+                NextHop::new(nh).expect("not 0"),
+            )
+        })
         .collect();
     let mut fib = Poptrie::<u32>::new(PoptrieConfig::default());
     fib.build(&routes);
@@ -29,5 +34,9 @@ fn main() {
         println!("{ip:<12} -> next hop {nh:?}");
         assert_eq!(nh, Some(want), "longest match of {ip}");
     }
-    println!("{} routes, {} bytes of lookup structure", routes.len(), fib.memory_bytes());
+    println!(
+        "{} routes, {} bytes of lookup structure",
+        routes.len(),
+        fib.memory_bytes()
+    );
 }

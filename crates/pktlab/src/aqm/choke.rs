@@ -64,12 +64,7 @@ impl<P: AqmPacket> QueueView for View<'_, P> {
 
 impl<P: AqmPacket> Choke<P> {
     /// A CHOKe queue with hard limit `limit` packets; `pkt_time` as in [`super::Red`].
-    pub fn new(
-        p: RedParams,
-        limit: usize,
-        pkt_time: Nanos,
-        seed: u64,
-    ) -> Result<Self, AqmError> {
+    pub fn new(p: RedParams, limit: usize, pkt_time: Nanos, seed: u64) -> Result<Self, AqmError> {
         Ok(Choke {
             d: ChokeDecider::new(p, limit, pkt_time, seed)?,
             q: VecDeque::with_capacity(limit.min(1 << 16)),
@@ -90,12 +85,7 @@ impl<P: AqmPacket> Choke<P> {
 impl ChokeDecider {
     /// CHOKe's decider for a queue of hard limit `limit` packets (checked as the queue's);
     /// `pkt_time` as in [`super::Red`].
-    pub fn new(
-        p: RedParams,
-        limit: usize,
-        pkt_time: Nanos,
-        seed: u64,
-    ) -> Result<Self, AqmError> {
+    pub fn new(p: RedParams, limit: usize, pkt_time: Nanos, seed: u64) -> Result<Self, AqmError> {
         const D: &str = "choke";
         if limit == 0 {
             return Err(AqmError::EmptyBuffer(D));

@@ -126,11 +126,11 @@ pub(crate) fn early(early: bool, ecn_capable: bool) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::{
-        Aqm, AqmPacket, Choke, ChokeDecider, Drops, Red, RedDecider, RedParams, Sred,
-        SredDecider, SredParams, ZlRed, ZlRedDecider, ZlRedParams,
-    };
     use crate::aqm::sred::FlowKey;
+    use crate::aqm::{
+        Aqm, AqmPacket, Choke, ChokeDecider, Drops, Red, RedDecider, RedParams, Sred, SredDecider,
+        SredParams, ZlRed, ZlRedDecider, ZlRedParams,
+    };
     use crate::util::SplitMix64;
     use std::collections::VecDeque;
 
@@ -249,7 +249,10 @@ mod tests {
             }
         }
         // The run exercised the drop paths.
-        assert!(dropped > 0 && dropped < arrivals, "{dropped} of {arrivals} dropped");
+        assert!(
+            dropped > 0 && dropped < arrivals,
+            "{dropped} of {arrivals} dropped"
+        );
     }
 
     fn red() -> RedParams {
@@ -272,10 +275,7 @@ mod tests {
                 limit,
                 seed,
             );
-            let ns = RedParams {
-                ns: true,
-                ..red()
-            };
+            let ns = RedParams { ns: true, ..red() };
             same_decisions(
                 Red::new(ns.clone(), limit, 1000, seed).unwrap(),
                 RedDecider::new(ns, limit, 1000, seed).unwrap(),

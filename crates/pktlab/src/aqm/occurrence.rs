@@ -230,7 +230,10 @@ impl OccurrenceTable {
             *self.meta_mut(b) += OVER_ONE;
             b = (b + 1) & self.mask;
         }
-        panic!("occurrence table full: more than {} live flows", self.capacity());
+        panic!(
+            "occurrence table full: more than {} live flows",
+            self.capacity()
+        );
     }
 
     /// Subtracts `d` (≤ the current value) from the occurrence of `id`, deleting the entry

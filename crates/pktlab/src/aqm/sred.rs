@@ -19,8 +19,8 @@
 //! of paper 002 ([`FlowKey::SrcDst`], [`AqmPacket::src_dst`]) or the 5-tuple
 //! ([`FlowKey::FiveTuple`], [`AqmPacket::flow`]).
 
-use super::fifo::Fifo;
 use super::decide::{early, Arrival, Decide, QueueView, Verdict};
+use super::fifo::Fifo;
 use super::{Aqm, AqmError, AqmPacket, DropKind, Drops, Nanos};
 use crate::util::SplitMix64;
 
@@ -76,11 +76,14 @@ impl SredParams {
     /// Checks the parameters.
     pub fn validate(&self) -> Result<(), AqmError> {
         if !(self.p_max > 0.0 && self.p_max <= 1.0) {
-            return Err(AqmError::range("sred", "p_max must be in (0, 1]", self.p_max));
+            return Err(AqmError::range(
+                "sred",
+                "p_max must be in (0, 1]",
+                self.p_max,
+            ));
         }
         ZombieList::check(self.m, self.p_swap, self.alpha.unwrap_or(1.0))
     }
-
 }
 
 /// One zombie: a recently seen flow. (SRED's zombies may also carry a timestamp, for aging
@@ -139,7 +142,11 @@ impl ZombieList {
     fn check(m: usize, p_swap: f64, alpha: f64) -> Result<(), AqmError> {
         const D: &str = "sred";
         if m == 0 || m > 1 << 26 {
-            return Err(AqmError::range(D, "zombie list size m must be in 1..=2^26", m));
+            return Err(AqmError::range(
+                D,
+                "zombie list size m must be in 1..=2^26",
+                m,
+            ));
         }
         if !(p_swap > 0.0 && p_swap <= 1.0) {
             return Err(AqmError::range(D, "p_swap must be in (0, 1]", p_swap));

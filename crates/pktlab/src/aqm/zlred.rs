@@ -20,10 +20,10 @@
 //! arrival updated the zombie list (so they count it), and `P_avg` averages `p4` (not `p5`),
 //! which is the reading under which eq. (6) preserves SRED's mean drop probability.
 
+use super::decide::{early, Arrival, Decide, QueueView, Verdict};
 use super::fifo::Fifo;
 pub use super::occurrence::OccurrenceTable;
 use super::sred::{p3, FlowKey, SredParams, Steps, ZombieEvent, ZombieList};
-use super::decide::{early, Arrival, Decide, QueueView, Verdict};
 use super::{Aqm, AqmError, AqmPacket, DropKind, Drops, Nanos};
 use crate::util::SplitMix64;
 
@@ -68,7 +68,6 @@ impl ZlRedParams {
         }
         Ok(())
     }
-
 }
 
 /// ZL-RED's drop decision (eqs. (4)–(7)) for arrivals at any queue ([`super::decide`]):

@@ -47,6 +47,12 @@ use std::fmt;
 use std::str::FromStr;
 pub use treebitmap::{TbmConfig, TreeBitmap};
 
+crate::util::message_error!(
+    /// The error type of the LPM module (a configuration name that does not parse, or a
+    /// kernel this CPU cannot run).
+    LpmError
+);
+
 /// Size statistics of an LPM structure, in the paper's terms.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LpmStats {

@@ -257,7 +257,10 @@ fn lookups_take_std_addresses_and_routes_ipnet_prefixes() {
     assert_eq!(t.lookup_ip(Ipv4Addr::new(10, 1, 2, 3)), Some(nh(2)));
     assert_eq!(t.lookup_ip(Ipv4Addr::new(10, 2, 0, 0)), Some(nh(1)));
     assert_eq!(t.lookup_ip(Ipv4Addr::new(11, 0, 0, 0)), None);
-    assert_eq!(t.lookup_ip_any(IpAddr::V4(Ipv4Addr::new(10, 1, 0, 1))), Some(nh(2)));
+    assert_eq!(
+        t.lookup_ip_any(IpAddr::V4(Ipv4Addr::new(10, 1, 0, 1))),
+        Some(nh(2))
+    );
     // An IPv6 address in an IPv4 table matches nothing.
     assert_eq!(t.lookup_ip_any(IpAddr::V6(Ipv6Addr::LOCALHOST)), None);
 }

@@ -94,7 +94,10 @@ impl Buf {
     /// one element would give two `&mut [u8]` over the same bytes.
     #[inline(always)]
     pub unsafe fn from_raw(pool: &Pool, raw: u32) -> Buf {
-        assert!(raw < pool.count, "buffer {raw} is not an element of this pool");
+        assert!(
+            raw < pool.count,
+            "buffer {raw} is not an element of this pool"
+        );
         Buf {
             idx: raw,
             pool: pool.id,
@@ -550,14 +553,23 @@ mod tests {
         let mut from_a = Vec::new();
         assert!(a.take(4, &mut from_a));
         for x in from_a.iter_mut() {
-            assert!(panics(|| {
-                let _ = b.data_mut(x);
-            }), "data_mut of a foreign Buf");
-            assert!(panics(|| {
-                let _ = small.data(x);
-            }), "data of a foreign Buf");
+            assert!(
+                panics(|| {
+                    let _ = b.data_mut(x);
+                }),
+                "data_mut of a foreign Buf"
+            );
+            assert!(
+                panics(|| {
+                    let _ = small.data(x);
+                }),
+                "data of a foreign Buf"
+            );
         }
-        assert!(panics(|| b.give(from_a.drain(..1))), "give of a foreign Buf");
+        assert!(
+            panics(|| b.give(from_a.drain(..1))),
+            "give of a foreign Buf"
+        );
         assert_eq!(b.common_len(), 4);
         // The refused handle was consumed: its element is lost to `a`, never owned twice.
         a.give(from_a.drain(..));

@@ -373,7 +373,10 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
             let fwd = ok & (nh != 0);
             // A port may hand in any `Buf`: one of another pool must not be rebuilt as one of
             // this pool below.
-            assert!(self.pool.owns(&b), "rx port returned a buffer of another pool");
+            assert!(
+                self.pool.owns(&b),
+                "rx port returned a buffer of another pool"
+            );
             let r = b.into_raw();
             self.fwd_raw[kf] = r;
             self.fwd_idx[kf] = i as u32;

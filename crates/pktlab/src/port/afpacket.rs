@@ -19,6 +19,7 @@
 //! Errors are one line naming the port and, for permissions, the missing capability.
 //! Everything here is `libc`; no C shim.
 
+use super::PortError;
 use super::{free_all, Bufs, Burst, RxPort, TxPort};
 use crate::mbuf::{Buf, Layout, RxMeta, DATA_ROOM};
 use std::ffi::CString;
@@ -127,7 +128,7 @@ pub struct Iface {
     pub mac: [u8; 6],
 }
 
-fn os_err(port: &str, what: &str) -> String {
+fn os_err(port: &str, what: &str) -> PortError {
     let e = io::Error::last_os_error();
     let hint = match e.raw_os_error() {
         Some(libc::EPERM) | Some(libc::EACCES) => {
@@ -135,26 +136,27 @@ fn os_err(port: &str, what: &str) -> String {
         }
         _ => "",
     };
-    format!("afpacket:{port}: {what}: {e}{hint}")
+    format!("afpacket:{port}: {what}: {e}{hint}").into()
 }
 
 impl Iface {
     /// Looks `name` up in the current network namespace.
-    pub fn lookup(name: &str) -> Result<Iface, String> {
+    pub fn lookup(name: &str) -> Result<Iface, PortError> {
         let c = CString::new(name)
             .map_err(|_| format!("afpacket:{name:?}: interface name contains a NUL byte"))?;
         if name.is_empty() || name.len() >= libc::IFNAMSIZ {
             return Err(format!(
                 "afpacket:{name:?}: interface names have 1 to {} bytes",
                 libc::IFNAMSIZ - 1
-            ));
+            )
+            .into());
         }
         // SAFETY: `c` is a valid NUL-terminated string.
         let index = unsafe { libc::if_nametoindex(c.as_ptr()) } as i32;
         if index == 0 {
-            return Err(format!(
-                "afpacket:{name}: no such interface (in this network namespace)"
-            ));
+            return Err(
+                format!("afpacket:{name}: no such interface (in this network namespace)").into(),
+            );
         }
         let mac = read_mac(name).unwrap_or([0; 6]);
         Ok(Iface {
@@ -228,7 +230,7 @@ fn setopt<T>(fd: &OwnedFd, level: i32, opt: i32, v: &T) -> io::Result<()> {
     }
 }
 
-fn packet_socket(port: &str) -> Result<OwnedFd, String> {
+fn packet_socket(port: &str) -> Result<OwnedFd, PortError> {
     // Protocol 0: the socket receives nothing until bound below, so no frame lands in the
     // socket's ordinary queue while the ring is being set up.
     // SAFETY: plain socket call; the fd is owned right away.
@@ -240,7 +242,7 @@ fn packet_socket(port: &str) -> Result<OwnedFd, String> {
     Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
-fn bind(fd: &OwnedFd, ifc: &Iface, proto: u16) -> Result<(), String> {
+fn bind(fd: &OwnedFd, ifc: &Iface, proto: u16) -> Result<(), PortError> {
     // SAFETY: sockaddr_ll is plain data.
     let mut sa: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
     sa.sll_family = libc::AF_PACKET as u16;
@@ -260,7 +262,7 @@ fn bind(fd: &OwnedFd, ifc: &Iface, proto: u16) -> Result<(), String> {
     Ok(())
 }
 
-fn map_ring(fd: &OwnedFd, len: usize, port: &str) -> Result<Mmap, String> {
+fn map_ring(fd: &OwnedFd, len: usize, port: &str) -> Result<Mmap, PortError> {
     // SAFETY: maps the socket's ring (set up just before) shared, read/write.
     let p = unsafe {
         libc::mmap(
@@ -342,7 +344,7 @@ impl AfPacketRx {
         port: u16,
         fanout: Option<u16>,
         stop: Arc<AtomicBool>,
-    ) -> Result<AfPacketRx, String> {
+    ) -> Result<AfPacketRx, PortError> {
         let ifc = Iface::lookup(iface)?;
         let fd = packet_socket(iface)?;
         let v = libc::tpacket_versions::TPACKET_V3 as libc::c_int;
@@ -630,7 +632,7 @@ impl AfPacketTx {
     /// Opens a transmit queue on `iface`. With `wait_when_full` a full ring makes the sender
     /// wait for free slots (a generator); without, the frame is dropped and counted (a
     /// router's full tx queue).
-    pub fn open(iface: &str, wait_when_full: bool) -> Result<AfPacketTx, String> {
+    pub fn open(iface: &str, wait_when_full: bool) -> Result<AfPacketTx, PortError> {
         let ifc = Iface::lookup(iface)?;
         let fd = packet_socket(iface)?;
         let v = libc::tpacket_versions::TPACKET_V2 as libc::c_int;
@@ -809,15 +811,21 @@ mod tests {
     #[test]
     fn missing_interface_is_a_one_line_error_naming_it() {
         let stop = Arc::new(AtomicBool::new(false));
-        let e = AfPacketRx::open("pktlab-nosuch0", 0, None, stop).unwrap_err();
+        let e = AfPacketRx::open("pktlab-nosuch0", 0, None, stop)
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("afpacket:pktlab-nosuch0: no such interface"),
             "{e}"
         );
         assert!(!e.contains('\n'));
-        let e = AfPacketTx::open("pktlab-nosuch0", false).unwrap_err();
+        let e = AfPacketTx::open("pktlab-nosuch0", false)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("no such interface"), "{e}");
-        let e = Iface::lookup("a-name-longer-than-ifnamsiz").unwrap_err();
+        let e = Iface::lookup("a-name-longer-than-ifnamsiz")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("1 to 15 bytes"), "{e}");
     }
 
@@ -828,6 +836,7 @@ mod tests {
         let mut rx = match AfPacketRx::open("lo", 0, None, stop) {
             Ok(r) => r,
             Err(e) => {
+                let e = e.to_string();
                 assert!(e.contains("CAP_NET_RAW") || e.contains("no such"), "{e}");
                 eprintln!("skipped: {e}");
                 return;

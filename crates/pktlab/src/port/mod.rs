@@ -31,6 +31,12 @@ pub use capture::CaptureTx;
 pub use mem::{MemFrames, MemRx};
 pub use null::{NullRx, NullTx};
 
+crate::util::message_error!(
+    /// The error type of the port module (a port spec that does not parse, an interface that
+    /// cannot be opened; the message names the port).
+    PortError
+);
+
 /// What a port's burst works with: the shared buffer pool, the calling worker's pool cache
 /// and its metadata layout — passed together so that every port takes one argument for them.
 pub struct Bufs<'a, L: Layout> {
@@ -132,20 +138,18 @@ pub enum TxSpec {
 }
 
 /// The interface name of `afpacket:IFACE` (an error for an empty name).
-fn afpacket_name(s: &str) -> Option<Result<String, String>> {
+fn afpacket_name(s: &str) -> Option<Result<String, PortError>> {
     let i = s.strip_prefix("afpacket:")?;
     Some(if i.is_empty() {
-        Err(format!(
-            "port {s:?}: afpacket:IFACE needs an interface name"
-        ))
+        Err(format!("port {s:?}: afpacket:IFACE needs an interface name").into())
     } else {
         Ok(i.to_string())
     })
 }
 
 impl std::str::FromStr for RxSpec {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = PortError;
+    fn from_str(s: &str) -> Result<Self, PortError> {
         if s == "synthetic" {
             return Ok(RxSpec::Synthetic);
         }
@@ -155,7 +159,8 @@ impl std::str::FromStr for RxSpec {
                 _ => Err(format!(
                     "rx port {s:?}: null:LEN needs 14 <= LEN <= {}",
                     crate::mbuf::DATA_ROOM
-                )),
+                )
+                .into()),
             };
         }
         if let Some(p) = s.strip_prefix("pcap:") {
@@ -166,13 +171,14 @@ impl std::str::FromStr for RxSpec {
         }
         Err(format!(
             "unknown rx port {s:?} (known: pcap:PATH, synthetic, null:LEN, afpacket:IFACE)"
-        ))
+        )
+        .into())
     }
 }
 
 impl std::str::FromStr for TxSpec {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = PortError;
+    fn from_str(s: &str) -> Result<Self, PortError> {
         if s == "null" || s.starts_with("null:") {
             return Ok(TxSpec::Null);
         }
@@ -182,9 +188,7 @@ impl std::str::FromStr for TxSpec {
         if let Some(i) = afpacket_name(s) {
             return i.map(TxSpec::AfPacket);
         }
-        Err(format!(
-            "unknown tx port {s:?} (known: null, pcap:PATH, afpacket:IFACE)"
-        ))
+        Err(format!("unknown tx port {s:?} (known: null, pcap:PATH, afpacket:IFACE)").into())
     }
 }
 
@@ -314,6 +318,7 @@ mod tests {
         assert!("eth0"
             .parse::<RxSpec>()
             .unwrap_err()
+            .to_string()
             .contains("unknown rx port"));
         assert_eq!("null".parse(), Ok(TxSpec::Null));
         assert_eq!("pcap:o.pcap".parse(), Ok(TxSpec::Pcap("o.pcap".into())));
@@ -328,6 +333,7 @@ mod tests {
         assert!("afpacket:"
             .parse::<TxSpec>()
             .unwrap_err()
+            .to_string()
             .contains("interface name"));
     }
 }

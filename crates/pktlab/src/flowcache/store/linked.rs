@@ -255,7 +255,10 @@ impl<M: Copy + Default + Ord> Linked<M> {
         // `s` (a live slot of the set's only queue, checked by the caller) is not the head,
         // so the queue is not empty and `s` has a predecessor; asserted all the same, as
         // `SlotVec` must never see `NIL`.
-        assert!(p != NIL && head != NIL, "cache store: set {set} lists corrupt");
+        assert!(
+            p != NIL && head != NIL,
+            "cache store: set {set} lists corrupt"
+        );
         self.nodes[p].next = n;
         if n == NIL {
             self.tails[set] = p;
@@ -293,7 +296,10 @@ impl<M: Copy + Default + Ord> Linked<M> {
     /// out-of-range number panics.
     #[inline(always)]
     fn check(&self, set: usize, h: u32) {
-        assert!(self.live_in(set, h), "cache store: bad handle {h} for set {set}");
+        assert!(
+            self.live_in(set, h),
+            "cache store: bad handle {h} for set {set}"
+        );
     }
 
     /// True if `h` is a slot of `set` (resident or ghost) that holds an entry.
@@ -706,12 +712,24 @@ mod tests {
         s.remove(0, h);
         assert!(!s.touch(0, 10));
         assert!(panics(|| s.remove(0, h)), "remove of a removed handle");
-        assert!(panics(|| {
-            let _ = s.move_front(0, h, 0);
-        }), "move of a removed handle");
-        assert!(panics(|| s.swap_prev(0, h)), "swap_prev of a removed handle");
-        assert!(panics(|| s.set_meta(0, h, 1)), "set_meta of a removed handle");
-        assert!(panics(|| s.set_hand(0, Some(h))), "hand on a removed handle");
+        assert!(
+            panics(|| {
+                let _ = s.move_front(0, h, 0);
+            }),
+            "move of a removed handle"
+        );
+        assert!(
+            panics(|| s.swap_prev(0, h)),
+            "swap_prev of a removed handle"
+        );
+        assert!(
+            panics(|| s.set_meta(0, h, 1)),
+            "set_meta of a removed handle"
+        );
+        assert!(
+            panics(|| s.set_hand(0, Some(h))),
+            "hand on a removed handle"
+        );
         // The store still works: 11 is the only entry, and the slot is reused.
         assert_eq!(s.len(0, 0), 1);
         assert!(s.touch(0, 11));

@@ -18,6 +18,7 @@ use crate::netsim::link::{Link, Pipe, Tx};
 use crate::netsim::sink::{SinkAction, TcpSink};
 use crate::netsim::tcp::{AckInfo, TcpConfig, TcpKind, TcpSender};
 use crate::netsim::udp::CbrSource;
+use crate::netsim::NetsimError;
 use crate::netsim::{tx_time, Packet, PktKind, Time, MS, SEC};
 use crate::util::splitmix64;
 
@@ -164,7 +165,7 @@ impl Default for DumbbellConfig {
 
 impl DumbbellConfig {
     /// Checks the parameters; the error is one line.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), NetsimError> {
         self.tcp.validate()?;
         let n = self.reno as u64
             + self.vegas as u64
@@ -177,7 +178,7 @@ impl DumbbellConfig {
             );
         }
         if n > 1_000_000 {
-            return Err(format!("dumbbell: too many senders ({n})"));
+            return Err(format!("dumbbell: too many senders ({n})").into());
         }
         if self.access_bw_bps == 0 || self.bottleneck_bw_bps == 0 {
             return Err("dumbbell: bandwidths must be positive".into());
@@ -193,7 +194,8 @@ impl DumbbellConfig {
                 "dumbbell: need 0 <= warmup < duration (got {} s and {} s)",
                 self.warmup as f64 / SEC as f64,
                 self.duration as f64 / SEC as f64
-            ));
+            )
+            .into());
         }
         if let Some(0) = self.sample_every {
             return Err("dumbbell: sampling interval must be positive".into());
@@ -409,7 +411,7 @@ struct Flow {
 }
 
 /// Runs the dumbbell.
-pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, String> {
+pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, NetsimError> {
     cfg.validate()?;
     let n = cfg.tcp_flows() + cfg.udp;
     let mut rng = SimRng::new(cfg.seed);
