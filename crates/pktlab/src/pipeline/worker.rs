@@ -97,6 +97,36 @@ pub struct WorkerParts {
     pub progress: Arc<AtomicU64>,
 }
 
+impl Tables {
+    /// IPv4 routes only (epoch 0).
+    pub fn v4(v4: LpmReader<u32, Poptrie<u32>>) -> Tables {
+        Tables {
+            v4: Some(v4),
+            v6: None,
+            epoch: Arc::new(AtomicU64::new(0)),
+        }
+    }
+}
+
+impl WorkerParts {
+    /// Parts for `stages` over frames of `link` from `pool`: a pool cache of 256 buffers,
+    /// batches of 32, and no routing tables, flow cache or output queue (set those fields for
+    /// the stages that use them).
+    pub fn new(pool: Arc<Pool>, stages: Stages, link: LinkKind) -> WorkerParts {
+        WorkerParts {
+            pool,
+            cache_size: 256,
+            batch: 32,
+            stages,
+            link,
+            tables: None,
+            fcache: None,
+            queue: None,
+            progress: Arc::new(AtomicU64::new(0)),
+        }
+    }
+}
+
 /// Flow-cache lookups of the batch's valid packets; misses go to the LPM lists.
 #[allow(clippy::too_many_arguments)]
 #[inline]
