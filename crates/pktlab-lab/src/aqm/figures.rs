@@ -321,9 +321,8 @@ pub struct StudyRun {
 /// (point, seed). [`study`] runs it locally; the Python package's Ray backend runs the same
 /// plan's jobs on a cluster.
 pub struct StudyPlan {
-    cfg: StudyConfig,
     points: Vec<Point>,
-    jobs: Vec<Job>,
+    jobs: Jobs,
 }
 
 impl StudyPlan {
@@ -336,22 +335,14 @@ impl StudyPlan {
         };
         cfg.zombie.apply(&mut ps)?;
         let points = points(cfg, &ps)?;
-        let mut jobs = Vec::new();
-        for (i, pt) in points.iter().enumerate() {
-            for s in 0..cfg.seeds {
-                let seed = cfg.seed.wrapping_add(s);
-                jobs.push(Job {
-                    point: i,
-                    seed,
-                    config: study_run_config(cfg, pt, seed)?,
-                });
-            }
-        }
-        Ok(StudyPlan {
-            cfg: cfg.clone(),
-            points,
-            jobs,
-        })
+        let jobs = Jobs::plan(
+            &cfg.fig,
+            &points,
+            (cfg.seeds, cfg.seed),
+            (cfg.duration, cfg.warmup),
+            |pt, seed| study_run_config(cfg, pt, seed),
+        )?;
+        Ok(StudyPlan { points, jobs })
     }
 }
 
@@ -359,23 +350,7 @@ impl Study for StudyPlan {
     type Row = StudyRow;
     type Run = StudyRun;
 
-    fn name(&self) -> &str {
-        &self.cfg.fig
-    }
-
-    fn points(&self) -> usize {
-        self.points.len()
-    }
-
-    fn seeds(&self) -> u64 {
-        self.cfg.seeds
-    }
-
-    fn duration(&self) -> f64 {
-        self.cfg.duration
-    }
-
-    fn jobs(&self) -> &[Job] {
+    fn jobs(&self) -> &Jobs {
         &self.jobs
     }
 
@@ -389,12 +364,7 @@ impl Study for StudyPlan {
     }
 
     fn collect(&self, runs: Vec<StudyRun>, threads: usize, wall_s: f64) -> Result<StudyResult> {
-        check_runs(
-            &self.cfg.fig,
-            &self.jobs,
-            runs.iter().map(|r| (r.point, r.seed)),
-        )?;
-        let cfg = &self.cfg;
+        check_runs(&self.jobs, runs.iter().map(|r| (r.point, r.seed)))?;
         let mut rows = Vec::new();
         for (i, pt) in self.points.iter().enumerate() {
             let rs: Vec<&Summary> = runs
@@ -432,20 +402,13 @@ impl Study for StudyPlan {
                 flow_estimate: stat("flow_estimate"),
             });
         }
-        Ok(StudyResult {
-            study: cfg.fig.clone(),
-            paper: "002 Kurata, Hasegawa & Murata (ZL-RED)",
-            duration_s: cfg.duration,
-            warmup_s: cfg.warmup,
-            seeds: cfg.seeds,
-            first_seed: cfg.seed,
+        Ok(self.jobs.sweep(
+            "002 Kurata, Hasegawa & Murata (ZL-RED)",
             threads,
-            runs_total: runs.len(),
             wall_s,
-            config_example: config_example(&self.jobs),
             rows,
             runs,
-        })
+        ))
     }
 }
 

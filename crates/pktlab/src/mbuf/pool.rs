@@ -211,7 +211,9 @@ impl Pool {
 
     /// Elements currently in the common free list (not counting workers' caches).
     pub fn common_len(&self) -> usize {
-        self.common.lock().map(|c| c.len()).unwrap_or(0)
+        // A panic while the list was locked (a refused foreign handle in `give`) leaves it
+        // whole: every push is of a checked handle.
+        self.common.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 
     /// Start of the element of `b`; panics if `b` is not a handle of this pool.
