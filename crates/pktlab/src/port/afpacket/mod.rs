@@ -153,14 +153,15 @@ impl Iface {
             return Err(format!(
                 "afpacket:{name:?}: interface names have 1 to {} bytes",
                 libc::IFNAMSIZ - 1
-            ).into());
+            )
+            .into());
         }
         // SAFETY: `c` is a valid NUL-terminated string.
         let index = unsafe { libc::if_nametoindex(c.as_ptr()) } as i32;
         if index == 0 {
-            return Err(format!(
-                "afpacket:{name}: no such interface (in this network namespace)"
-            ).into());
+            return Err(
+                format!("afpacket:{name}: no such interface (in this network namespace)").into(),
+            );
         }
         let mac = read_mac(name).unwrap_or([0; 6]);
         Ok(Iface {

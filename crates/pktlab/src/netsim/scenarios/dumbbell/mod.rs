@@ -19,8 +19,8 @@ mod tests;
 pub use run::run;
 
 use crate::aqm::AqmSpec;
-use crate::netsim::NetsimError;
 use crate::netsim::tcp::TcpConfig;
+use crate::netsim::NetsimError;
 use crate::netsim::{Time, MS, SEC};
 
 /// Kind of a flow in the dumbbell.
@@ -195,7 +195,8 @@ impl DumbbellConfig {
                 "dumbbell: need 0 <= warmup < duration (got {} s and {} s)",
                 self.warmup as f64 / SEC as f64,
                 self.duration as f64 / SEC as f64
-            ).into());
+            )
+            .into());
         }
         if let Some(0) = self.sample_every {
             return Err("dumbbell: sampling interval must be positive".into());
