@@ -4,7 +4,7 @@
 //!
 //! * Receive: a `TPACKET_V3` rx ring (blocks of variable-length frames, 64 KiB × 256 per
 //!   socket, block retirement timeout 1 ms so a lightly loaded port still delivers within about
-//!   a millisecond). [`AfPacketRx::rx_burst`] copies frames straight from the ring into pool
+//!   a millisecond). `AfPacketRx::rx_burst` copies frames straight from the ring into pool
 //!   buffers (as a NIC's DMA would) and fills their metadata with the frame length, the
 //!   kernel's flow hash (`tp_rxhash`, requested with `TP_FT_REQ_FILL_RXHASH`) and the
 //!   kernel's receive timestamp. Several workers on one interface each open a socket joined

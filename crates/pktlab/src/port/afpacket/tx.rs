@@ -90,7 +90,7 @@ impl AfPacketTx {
         unsafe { AtomicU32::from_ptr(self.slot(i).cast::<u32>()) }
     }
 
-    /// Queues `frame` in the next ring slot (kicking the kernel every [`TX_KICK`] frames);
+    /// Queues `frame` in the next ring slot (kicking the kernel every `TX_KICK` frames);
     /// false if it was dropped (ring full and not waiting, or too long).
     pub fn push(&mut self, frame: &[u8]) -> bool {
         if frame.len() > Self::MAX_FRAME {

@@ -7,7 +7,7 @@
 //! UDP; CUBIC and BBR hosts use the Reno access delay τ_rx), with SACK and ECN options.
 //!
 //! Modelling choices: access links and the reverse (ACK) path have unbounded FIFOs computed
-//! analytically ([`Pipe`]), so every loss happens at the bottleneck queue; flows start at
+//! analytically ([`crate::netsim::link::Pipe`]), so every loss happens at the bottleneck queue; flows start at
 //! uniformly random times in `[0, start_spread)`; metrics cover `[warmup, duration)`. SACK
 //! blocks travel beside their ACK in a per-flow FIFO (the reverse path is lossless and in
 //! order, so each ACK meets its own blocks) to keep packets at 24 bytes.
@@ -130,7 +130,7 @@ pub struct DumbbellConfig {
     /// when its serialisation on the access link starts, as ns-3's
     /// `PointToPointNetDevice::TransmitStart` does, not when its host sends it. Arrival times
     /// are the same; only which of two packets arriving at the same nanosecond the router
-    /// sees first changes — under DropTail, which one a full queue drops. See [`AccessLink`].
+    /// sees first changes — under DropTail, which one a full queue drops. See `AccessLink` (`run.rs`).
     pub ns3_order: bool,
 }
 
