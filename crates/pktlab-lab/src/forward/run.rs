@@ -113,9 +113,9 @@ struct Setup<L: Layout> {
     live_rx: bool,
     totals: u64,
     routes: (usize, usize),
-    writers: Option<(LpmWriter<u32, Poptrie<u32>>, LpmWriter<u128, Poptrie<u128>>)>,
+    writers: Option<Writers>,
     epoch: Arc<AtomicU64>,
-    ops: (Vec<Op<u32>>, Vec<Op<u128>>),
+    ops: Ops,
     pool: (u32, usize),
 }
 
@@ -165,8 +165,13 @@ fn load_input(cfg: &ForwardConfig) -> Result<(Option<Vec<MemFrames>>, LoadReport
     })
 }
 
+/// The IPv4 and IPv6 table writers.
+type Writers = (LpmWriter<u32, Poptrie<u32>>, LpmWriter<u128, Poptrie<u128>>);
+/// IPv4 and IPv6 route operations.
+type Ops = (Vec<Op<u32>>, Vec<Op<u128>>);
+
 /// The update stream as route operations (IPv4, IPv6).
-fn load_ops(cfg: &ForwardConfig) -> Result<(Vec<Op<u32>>, Vec<Op<u128>>), String> {
+fn load_ops(cfg: &ForwardConfig) -> Result<Ops, String> {
     let Some(p) = &cfg.updates else {
         return Ok((Vec::new(), Vec::new()));
     };
@@ -188,14 +193,7 @@ fn load_ops(cfg: &ForwardConfig) -> Result<(Vec<Op<u32>>, Vec<Op<u128>>), String
 fn build_tables(
     cfg: &ForwardConfig,
     epoch: &Arc<AtomicU64>,
-) -> Result<
-    (
-        (usize, usize),
-        Option<(LpmWriter<u32, Poptrie<u32>>, LpmWriter<u128, Poptrie<u128>>)>,
-        Option<Tables>,
-    ),
-    String,
-> {
+) -> Result<((usize, usize), Option<Writers>, Option<Tables>), String> {
     if cfg.stages == Stages::Io {
         return Ok(((0, 0), None, None));
     }
