@@ -2,6 +2,9 @@
 //! input-chosen pieces (so a target can check that a reader's result does not depend on how
 //! its input arrives), and the re-print checks of prefixes and routes.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 use pktlab::io::{ReadReport, Route};
 use pktlab::net::{Address, Prefix};
 use std::io::Read;

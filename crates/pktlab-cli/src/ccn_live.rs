@@ -31,14 +31,14 @@ fn dialect(s: &str) -> Result<Dialect, String> {
 }
 
 fn face(s: &str) -> Result<SocketAddr, String> {
-    live::parse_face(s)
+    live::parse_face(s).map_err(|e| e.to_string())
 }
 
 fn route(s: &str) -> Result<(String, SocketAddr), String> {
     let (p, a) = s
         .split_once('=')
         .ok_or_else(|| format!("{s:?}: expected PREFIX=udp:ADDR:PORT"))?;
-    Ok((p.to_string(), live::parse_face(a)?))
+    Ok((p.to_string(), face(a)?))
 }
 
 /// Flags shared by the roles that serve until stopped (router, producer).

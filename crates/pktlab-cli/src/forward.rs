@@ -140,15 +140,24 @@ pub fn run(a: ForwardArgs) -> Result<i32> {
             .nexthops
             .parse()
             .map_err(|e| anyhow!("--nexthops {:?}: {e}", a.nexthops))?,
-        rx: a.rx.parse().map_err(|e: String| anyhow!("--rx: {e}"))?,
-        tx: a.tx.parse().map_err(|e: String| anyhow!("--tx: {e}"))?,
+        rx: a
+            .rx
+            .parse()
+            .map_err(|e: pktlab::port::PortError| anyhow!("--rx: {e}"))?,
+        tx: a
+            .tx
+            .parse()
+            .map_err(|e: pktlab::port::PortError| anyhow!("--tx: {e}"))?,
         batch: size("batch", &a.batch)? as usize,
-        meta: a.meta.parse().map_err(|e: String| anyhow!("--meta: {e}"))?,
+        meta: a
+            .meta
+            .parse()
+            .map_err(|e: pktlab::mbuf::MbufError| anyhow!("--meta: {e}"))?,
         meta_bytes: a.meta_bytes,
         stages: a
             .stages
             .parse()
-            .map_err(|e: String| anyhow!("--stages: {e}"))?,
+            .map_err(|e: pktlab::pipeline::PipelineError| anyhow!("--stages: {e}"))?,
         workers: a.workers,
         cache: a.cache.to_ascii_lowercase(),
         cache_entries: size("cache-entries", &a.cache_entries)? as usize,

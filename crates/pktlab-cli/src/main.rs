@@ -4,6 +4,9 @@
 //! object on stdout (human-readable tables otherwise); progress goes to stderr; errors exit
 //! non-zero with a one-line message naming the file and position.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 mod aqm;
 mod aqm_study;
 mod cache;

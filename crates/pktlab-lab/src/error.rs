@@ -1,5 +1,6 @@
 //! The error type of the experiments: one line, naming the file and position or the parameter.
 
+use pktlab::aqm::AqmError;
 use pktlab::io::IoError;
 use pktlab::params::ParamError;
 use pktlab::traffic::ZipfError;
@@ -31,6 +32,12 @@ pub enum Error {
         /// The operating system's error.
         error: std::io::Error,
     },
+}
+
+impl From<AqmError> for Error {
+    fn from(e: AqmError) -> Self {
+        Error::Param(e.to_string())
+    }
 }
 
 impl From<ParamError> for Error {

@@ -37,6 +37,8 @@
 //!    small config and a real assertion.
 //! 5. In the CLI: flags → config, call, print. In the report: a section function (see the
 //!    report's section registry).
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
 
 pub mod aqm;
 pub mod cache;

@@ -38,7 +38,9 @@ impl LiveTx {
     pub(crate) fn open(port: &str) -> Result<LiveTx, String> {
         match virtio_path(port) {
             Some(p) => connect(p).map(|(_, t)| LiveTx::Virtio(t)),
-            None => AfPacketTx::open(port, true).map(LiveTx::Af),
+            None => AfPacketTx::open(port, true)
+                .map(LiveTx::Af)
+                .map_err(|e| e.to_string()),
         }
     }
 
@@ -116,7 +118,9 @@ impl LiveRx {
             Some(p) => connect(p).map(|(r, _)| LiveRx::Virtio(r, Vec::new())),
             None => {
                 let never = Arc::new(AtomicBool::new(false));
-                AfPacketRx::open(port, 0, None, never).map(LiveRx::Af)
+                AfPacketRx::open(port, 0, None, never)
+                    .map(LiveRx::Af)
+                    .map_err(|e| e.to_string())
             }
         }
     }

@@ -12,6 +12,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 struct Counting;
 static ALLOCS: AtomicU64 = AtomicU64::new(0);
 
+// SAFETY: every method forwards to the system allocator with the caller's arguments, so the
+// `GlobalAlloc` contract holds as it does for `System`; the counter is only bookkeeping.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
         ALLOCS.fetch_add(1, Ordering::Relaxed);

@@ -32,6 +32,7 @@ fn memory_trace(
     interval_ns: u64,
 ) -> PyResult<Arc<MemoryTrace>> {
     let bad = |m: String| PyValueError::new_err(m);
+    let bad_trace = |e: pktlab::flowcache::FlowcacheError| PyValueError::new_err(e.to_string());
     let contiguous = || bad("trace: the key array must be contiguous".into());
     let ts = match ts_ns {
         Some(t) => Some(t.as_slice().map_err(|_| contiguous())?.to_vec()),
@@ -84,7 +85,7 @@ fn memory_trace(
                 .into(),
         ));
     };
-    r.map(Arc::new).map_err(bad)
+    r.map(Arc::new).map_err(bad_trace)
 }
 
 /// Runs a cache experiment whose config (from `config`) has the trace spec `spec(c)`, on

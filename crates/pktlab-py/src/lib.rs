@@ -12,6 +12,9 @@
 //! caches on in-memory traces), [`aqm`] (dumbbell with NumPy time series, figure studies
 //! split into jobs for distributed runners), [`traffic`] (the `Zipf` class).
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 use pktlab::io::IoError;
 use pktlab_lab::{self as lab, Error, Silent};
 use pyo3::exceptions::{PyOSError, PyValueError};

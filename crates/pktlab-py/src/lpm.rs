@@ -38,8 +38,8 @@ pub struct Lpm {
     info: Option<TableInfo>,
 }
 
-fn bad(msg: String) -> PyErr {
-    PyValueError::new_err(msg)
+fn bad(msg: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(msg.to_string())
 }
 
 fn next_hop(nh: u64) -> PyResult<NextHop> {
@@ -114,7 +114,7 @@ impl Lpm {
         };
         let a = algos(&spec).map_err(py_err)?[0];
         if path.is_some() && routes.is_some() {
-            return Err(bad("Lpm: give path or routes, not both".into()));
+            return Err(bad("Lpm: give path or routes, not both"));
         }
         if path.is_some() {
             let fam = self::family_of(py, &spec)?;
@@ -192,7 +192,7 @@ impl Lpm {
                 .map(|d| d.to_string())
                 .unwrap_or_else(|_| addrs.get_type().to_string())
         };
-        let contiguous = || bad("lookup: the address array must be contiguous".into());
+        let contiguous = || bad("lookup: the address array must be contiguous");
         let v6 = matches!(self.table, Table::V6(_));
         let a1 = if v6 {
             None
@@ -245,10 +245,10 @@ impl Lpm {
         {
             let mut w = arr
                 .try_readwrite()
-                .map_err(|_| bad("lookup: out is not writeable".into()))?;
+                .map_err(|_| bad("lookup: out is not writeable"))?;
             let o = w
                 .as_slice_mut()
-                .map_err(|_| bad("lookup: out must be contiguous".into()))?;
+                .map_err(|_| bad("lookup: out must be contiguous"))?;
             py.detach(|| match &self.table {
                 Table::V4(t) => {
                     lookup_all(t.as_ref(), o, |i, b| b.copy_from_slice(&v4[i..i + b.len()]))

@@ -10,6 +10,9 @@
 //! This crate holds the plotting dependency (plotters, SVG backend only) so that the `pktlab`
 //! library stays free of it.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 pub mod html;
 pub mod machine;
 pub mod model;

@@ -233,3 +233,30 @@ impl SplitMix64 {
         (splitmix64(z) >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 }
+
+/// Defines a module's error type whose cases are one-line messages naming the input or the
+/// parameter (`Invalid`), convertible from the `String`/`&str` messages the module builds.
+macro_rules! message_error {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+        pub enum $name {
+            /// The input or parameter is invalid; the message names it.
+            #[error("{0}")]
+            Invalid(String),
+        }
+
+        impl From<String> for $name {
+            fn from(msg: String) -> Self {
+                $name::Invalid(msg)
+            }
+        }
+
+        impl From<&str> for $name {
+            fn from(msg: &str) -> Self {
+                $name::Invalid(msg.to_string())
+            }
+        }
+    };
+}
+pub(crate) use message_error;

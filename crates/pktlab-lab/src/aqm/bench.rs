@@ -126,9 +126,8 @@ pub fn bench(a: &AqmBenchConfig, p: &dyn Progress) -> Result<AqmBenchResult> {
             let mut times = Vec::new();
             let mut drops_total = 0u64;
             for rep in 0..a.reps {
-                let mut q: Discipline<Packet> = spec
-                    .build(a.buffer, 185_000, a.seed + rep as u64)
-                    .map_err(Error::Param)?;
+                let mut q: Discipline<Packet> =
+                    spec.build(a.buffer, 185_000, a.seed + rep as u64)?;
                 let mut d: Drops<Packet> = Drops::default();
                 let t0 = Instant::now();
                 // One match per measurement, a monomorphised loop inside (as the data

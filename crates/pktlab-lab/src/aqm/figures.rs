@@ -219,7 +219,7 @@ fn study_run_config(a: &StudyConfig, p: &Point, seed: u64) -> Result<DumbbellCon
         seed,
         ..DumbbellConfig::default()
     };
-    cfg.validate().map_err(Error::Param)?;
+    cfg.validate().map_err(|e| Error::Param(e.to_string()))?;
     Ok(cfg)
 }
 

@@ -193,7 +193,7 @@ impl MixPlan {
                 c.tcp.ecn = *ecn;
                 set_count(&mut c, ka, n / 2);
                 set_count(&mut c, kb, n - n / 2);
-                c.validate().map_err(Error::Param)?;
+                c.validate().map_err(|e| Error::Param(e.to_string()))?;
                 Ok(c)
             },
         )?;

@@ -101,14 +101,14 @@ impl ZombieParams {
             alpha: self.alpha,
             flow_key,
         };
-        ps.sred.validate().map_err(Error::Param)?;
+        ps.sred.validate()?;
         ps.zlred = ZlRedParams {
             sred: ps.sred.clone(),
             a: self.zl_a,
             th_min: self.th_min,
             w_avg: self.w_avg,
         };
-        ps.zlred.validate().map_err(Error::Param)?;
+        ps.zlred.validate()?;
         Ok(())
     }
 }

@@ -175,7 +175,7 @@ pub trait Study: Sync {
             ))
         })?;
         let t = Instant::now();
-        let r = run(&job.config).map_err(Error::Param)?;
+        let r = run(&job.config).map_err(|e| Error::Param(e.to_string()))?;
         Ok(self.summarize(job, &r, t.elapsed().as_secs_f64()))
     }
 }

@@ -265,7 +265,7 @@ impl AqmSimConfig {
             drop_once: Vec::new(),
             ns3_order: a.ns3_order,
         };
-        cfg.validate().map_err(Error::Param)?;
+        cfg.validate().map_err(|e| Error::Param(e.to_string()))?;
         Ok(cfg)
     }
 
@@ -344,7 +344,7 @@ pub fn sim(cfg: &AqmSimConfig, p: &dyn Progress) -> Result<AqmSimResult> {
         ));
         p.start(&format!("aqm sim {name}"), None);
         let t0 = Instant::now();
-        let r = run(&dc).map_err(Error::Param)?;
+        let r = run(&dc).map_err(|e| Error::Param(e.to_string()))?;
         let wall = t0.elapsed().as_secs_f64();
         p.finish();
         p.note(&format!(

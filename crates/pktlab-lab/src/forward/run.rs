@@ -232,7 +232,7 @@ fn make_tx(
         TxSpec::Null => AnyTx::Null(NullTx::default()),
         TxSpec::Pcap(_) => AnyTx::Capture(CaptureTx::with_capacity(0, 0)),
         TxSpec::AfPacket(iface) => {
-            let p = AfPacketTx::open(iface, false)?;
+            let p = AfPacketTx::open(iface, false).map_err(|e| e.to_string())?;
             counters.push(p.counters());
             if !cfg.delay_line() {
                 return Ok(AnyTx::AfPacket(p));
@@ -304,7 +304,8 @@ fn setup<L: Layout>(cfg: &ForwardConfig) -> Result<Setup<L>, String> {
         let rx = match (rx, &mut queues, &cfg.rx) {
             (Some(r), _, _) => r,
             (None, _, RxSpec::AfPacket(iface)) => {
-                let mut p = AfPacketRx::open(iface, 0, fanout, stop_rx.clone())?;
+                let mut p = AfPacketRx::open(iface, 0, fanout, stop_rx.clone())
+                    .map_err(|e| e.to_string())?;
                 if cfg.delay_line() {
                     // Come back to the delay line at least every millisecond.
                     p.set_idle_poll_ms(1);
@@ -333,12 +334,10 @@ fn setup<L: Layout>(cfg: &ForwardConfig) -> Result<Setup<L>, String> {
             None => make_tx(cfg, i, count, &mut counters, &mut vports, &stop_rx)?,
         };
         let fcache = if cfg.stages == Stages::Full {
-            Some(AnyCache::new(
-                &cfg.cache,
-                cfg.cache_entries,
-                None,
-                cfg.seed,
-            )?)
+            Some(
+                AnyCache::new(&cfg.cache, cfg.cache_entries, None, cfg.seed)
+                    .map_err(|e| e.to_string())?,
+            )
         } else {
             None
         };

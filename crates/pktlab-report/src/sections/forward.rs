@@ -27,8 +27,8 @@ const EIVU: &[(&str, usize, f64)] = &[("dpdk", 32, 14.9), ("compact-constant", 5
 
 const LAYOUTS: &[&str] = &["dpdk", "compact-alloc", "compact-constant"];
 
-fn param(e: String) -> Error {
-    Error::param(e)
+fn param(e: impl std::fmt::Display) -> Error {
+    Error::param(e.to_string())
 }
 
 /// Median Mpps of `rounds` runs of each (layout, batch), interleaved round by round.

@@ -11,53 +11,66 @@
 //! skipped at dequeue. A draw that lands on an already-dead slot counts as "no match" (the
 //! buffer holds few dead slots because every dequeue pops them).
 
-use super::{Aqm, AqmPacket, AqmStats, DropKind, Drops, Nanos, RedParams};
+use super::decide::{early, Arrival, Decide, QueueView, Verdict};
+use super::{Aqm, AqmError, AqmPacket, AqmStats, DropKind, Drops, Nanos, RedParams};
 use crate::util::SplitMix64;
 use std::collections::VecDeque;
 
-/// A CHOKe queue (thresholds, `max_p` and `w_q` from [`RedParams`]; `gentle`/`wait` unused).
-#[derive(Debug)]
-pub struct Choke<P> {
+/// CHOKe's decision for arrivals at any queue ([`super::decide`]): RED's average with the
+/// idle-time correction, the draw of a queued packet ([`QueueView::flow_at`]) and RED's
+/// early drop (thresholds, `max_p` and `w_q` from [`RedParams`]; `gentle`/`wait` unused).
+#[derive(Clone, Debug)]
+pub struct ChokeDecider {
     p: RedParams,
-    q: VecDeque<(P, bool)>,
-    live: usize,
-    limit: usize,
-    bytes: u64,
     avg: f64,
     idle_since: Option<Nanos>,
     pkt_time: f64,
     rng: SplitMix64,
+}
+
+/// A CHOKe queue: a FIFO with dead slots behind a [`ChokeDecider`].
+#[derive(Debug)]
+pub struct Choke<P> {
+    d: ChokeDecider,
+    q: VecDeque<(P, bool)>,
+    live: usize,
+    limit: usize,
+    bytes: u64,
     stats: AqmStats,
+}
+
+/// What CHOKe's decider sees of its own queue: live packets, and flows by physical position.
+struct View<'a, P> {
+    q: &'a VecDeque<(P, bool)>,
+    live: usize,
+    limit: usize,
+}
+
+impl<P: AqmPacket> QueueView for View<'_, P> {
+    fn len(&self) -> usize {
+        self.live
+    }
+    fn limit(&self) -> usize {
+        self.limit
+    }
+    fn slots(&self) -> usize {
+        self.q.len()
+    }
+    fn flow_at(&self, i: usize) -> Option<u64> {
+        let (p, alive) = self.q[i];
+        alive.then(|| p.flow() as u64)
+    }
 }
 
 impl<P: AqmPacket> Choke<P> {
     /// A CHOKe queue with hard limit `limit` packets; `pkt_time` as in [`super::Red`].
-    pub fn new(p: RedParams, limit: usize, pkt_time: Nanos, seed: u64) -> Result<Self, String> {
-        if limit == 0 {
-            return Err("choke: buffer must be at least 1 packet".into());
-        }
-        if !(p.min_th >= 0.0 && p.max_th > p.min_th) {
-            return Err(format!(
-                "choke: need 0 <= min_th < max_th (got {} and {})",
-                p.min_th, p.max_th
-            ));
-        }
-        if !(p.max_p > 0.0 && p.max_p <= 1.0 && p.w_q > 0.0 && p.w_q <= 1.0) {
-            return Err("choke: max_p and w_q must be in (0, 1]".into());
-        }
-        if pkt_time == 0 {
-            return Err("choke: typical packet time must be positive".into());
-        }
+    pub fn new(p: RedParams, limit: usize, pkt_time: Nanos, seed: u64) -> Result<Self, AqmError> {
         Ok(Choke {
-            p,
+            d: ChokeDecider::new(p, limit, pkt_time, seed)?,
             q: VecDeque::with_capacity(limit.min(1 << 16)),
             live: 0,
             limit,
             bytes: 0,
-            avg: 0.0,
-            idle_since: Some(0),
-            pkt_time: pkt_time as f64,
-            rng: SplitMix64::new(seed ^ 0x4348_4F4B),
             stats: AqmStats::default(),
         })
     }
@@ -69,39 +82,69 @@ impl<P: AqmPacket> Choke<P> {
     }
 }
 
-impl<P: AqmPacket> Aqm<P> for Choke<P> {
+impl ChokeDecider {
+    /// CHOKe's decider for a queue of hard limit `limit` packets (checked as the queue's);
+    /// `pkt_time` as in [`super::Red`].
+    pub fn new(p: RedParams, limit: usize, pkt_time: Nanos, seed: u64) -> Result<Self, AqmError> {
+        const D: &str = "choke";
+        if limit == 0 {
+            return Err(AqmError::EmptyBuffer(D));
+        }
+        if !(p.min_th >= 0.0 && p.max_th > p.min_th) {
+            return Err(AqmError::range(
+                D,
+                "need 0 <= min_th < max_th",
+                format!("{} and {}", p.min_th, p.max_th),
+            ));
+        }
+        if !(p.max_p > 0.0 && p.max_p <= 1.0 && p.w_q > 0.0 && p.w_q <= 1.0) {
+            return Err(AqmError::Rule {
+                disc: D,
+                rule: "max_p and w_q must be in (0, 1]",
+            });
+        }
+        if pkt_time == 0 {
+            return Err(AqmError::Rule {
+                disc: D,
+                rule: "typical packet time must be positive",
+            });
+        }
+        Ok(ChokeDecider {
+            p,
+            avg: 0.0,
+            idle_since: Some(0),
+            pkt_time: pkt_time as f64,
+            rng: SplitMix64::new(seed ^ 0x4348_4F4B),
+        })
+    }
+
+    /// The current average queue estimate, packets.
+    pub fn avg(&self) -> f64 {
+        self.avg
+    }
+}
+
+impl Decide for ChokeDecider {
     #[inline]
-    fn enqueue(&mut self, mut pkt: P, now: Nanos, drops: &mut Drops<P>) {
-        self.stats.arrivals += 1;
+    fn decide<Q: QueueView + ?Sized>(&mut self, a: &Arrival, q: &Q) -> Verdict {
+        let live = q.len();
         let w = self.p.w_q;
         match self.idle_since {
-            Some(t0) if self.live == 0 => {
-                let m = now.saturating_sub(t0) as f64 / self.pkt_time;
+            Some(t0) if live == 0 => {
+                let m = a.now.saturating_sub(t0) as f64 / self.pkt_time;
                 self.avg *= (1.0 - w).powf(m);
             }
-            _ => self.avg = (1.0 - w) * self.avg + w * self.live as f64,
+            _ => self.avg = (1.0 - w) * self.avg + w * live as f64,
         }
         self.idle_since = None;
-        if self.live >= self.limit {
-            self.stats.forced_drops += 1;
-            drops.push(pkt, DropKind::Forced);
-            return;
+        if live >= q.limit() {
+            return Verdict::Drop(DropKind::Forced);
         }
-        if self.avg >= self.p.min_th && !self.q.is_empty() {
-            let i = ((self.rng.next_u64() as u128 * self.q.len() as u128) >> 64) as usize;
-            let (victim, alive) = self.q[i];
-            if alive && victim.flow() == pkt.flow() {
-                self.q[i].1 = false;
-                self.live -= 1;
-                self.bytes -= victim.bytes() as u64;
-                self.stats.early_drops += 2;
-                drops.push(victim, DropKind::Early);
-                drops.push(pkt, DropKind::Early);
-                self.drop_front_dead();
-                if self.live == 0 {
-                    self.idle_since = Some(now);
-                }
-                return;
+        let slots = q.slots();
+        if self.avg >= self.p.min_th && slots > 0 {
+            let i = ((self.rng.next_u64() as u128 * slots as u128) >> 64) as usize;
+            if q.flow_at(i) == Some(a.flow) {
+                return Verdict::DropPair { victim: i };
             }
             let drop = if self.avg < self.p.max_th {
                 let pb =
@@ -110,20 +153,62 @@ impl<P: AqmPacket> Aqm<P> for Choke<P> {
             } else {
                 true
             };
-            if drop && pkt.ecn_capable() {
-                // RED's part marks ECN-capable packets (as Linux sch_choke); a matched pair
-                // above is dropped regardless.
-                pkt.mark_ce();
-                self.stats.marks += 1;
-            } else if drop {
-                self.stats.early_drops += 1;
+            // RED's part marks ECN-capable packets (as Linux sch_choke); a matched pair
+            // above is dropped regardless.
+            return early(drop, a.ecn_capable);
+        }
+        Verdict::Enqueue
+    }
+    fn on_empty(&mut self, now: Nanos) {
+        self.idle_since = Some(now);
+    }
+}
+
+impl<P: AqmPacket> Aqm<P> for Choke<P> {
+    #[inline]
+    fn enqueue(&mut self, mut pkt: P, now: Nanos, drops: &mut Drops<P>) {
+        self.stats.arrivals += 1;
+        let a = Arrival {
+            flow: pkt.flow() as u64,
+            ecn_capable: pkt.ecn_capable(),
+            now,
+        };
+        let view = View {
+            q: &self.q,
+            live: self.live,
+            limit: self.limit,
+        };
+        match self.d.decide(&a, &view) {
+            Verdict::Drop(kind) => {
+                match kind {
+                    DropKind::Forced => self.stats.forced_drops += 1,
+                    DropKind::Early => self.stats.early_drops += 1,
+                }
+                drops.push(pkt, kind);
+            }
+            Verdict::DropPair { victim: i } => {
+                let (victim, _) = self.q[i];
+                self.q[i].1 = false;
+                self.live -= 1;
+                self.bytes -= victim.bytes() as u64;
+                self.stats.early_drops += 2;
+                drops.push(victim, DropKind::Early);
                 drops.push(pkt, DropKind::Early);
-                return;
+                self.drop_front_dead();
+                if self.live == 0 {
+                    self.d.on_empty(now);
+                }
+            }
+            v => {
+                if v == Verdict::Mark {
+                    pkt.mark_ce();
+                    self.stats.marks += 1;
+                }
+                self.bytes += pkt.bytes() as u64;
+                self.live += 1;
+                self.q.push_back((pkt, true));
             }
         }
-        self.bytes += pkt.bytes() as u64;
-        self.live += 1;
-        self.q.push_back((pkt, true));
     }
     #[inline]
     fn dequeue(&mut self, now: Nanos, _drops: &mut Drops<P>) -> Option<P> {
@@ -134,7 +219,7 @@ impl<P: AqmPacket> Aqm<P> for Choke<P> {
         self.bytes -= p.bytes() as u64;
         self.stats.departures += 1;
         if self.live == 0 {
-            self.idle_since = Some(now);
+            self.d.on_empty(now);
         }
         Some(p)
     }
@@ -151,7 +236,7 @@ impl<P: AqmPacket> Aqm<P> for Choke<P> {
         "choke"
     }
     fn avg_estimate(&self) -> f64 {
-        self.avg
+        self.d.avg
     }
 }
 

@@ -2,7 +2,7 @@
 //! "FIFO discipline" of paper 002, §4.2, and of RED's paper, Floyd & Jacobson 1993, §1).
 
 use super::fifo::Fifo;
-use super::{Aqm, AqmPacket, Drops, Nanos};
+use super::{Aqm, AqmError, AqmPacket, Drops, Nanos};
 
 /// Tail-drop FIFO with a limit in packets.
 #[derive(Debug)]
@@ -13,9 +13,9 @@ pub struct DropTail<P> {
 
 impl<P: AqmPacket> DropTail<P> {
     /// A FIFO holding at most `limit` packets (≥ 1).
-    pub fn new(limit: usize) -> Result<Self, String> {
+    pub fn new(limit: usize) -> Result<Self, AqmError> {
         if limit == 0 {
-            return Err("droptail: buffer must be at least 1 packet".into());
+            return Err(AqmError::EmptyBuffer("droptail"));
         }
         Ok(DropTail {
             fifo: Fifo::new(limit),

@@ -12,7 +12,7 @@
 //! Flow ids map to queue slots through an open-addressing table (splitmix64 hash, no
 //! SipHash); slots are created on a flow's first packet and then reused.
 
-use super::{Aqm, AqmPacket, AqmStats, DropKind, Drops, Nanos};
+use super::{Aqm, AqmError, AqmPacket, AqmStats, DropKind, Drops, Nanos};
 use crate::util::splitmix64;
 use std::collections::VecDeque;
 
@@ -156,12 +156,15 @@ impl<P: AqmPacket> Drr<P> {
     }
 
     /// DRR with a shared buffer of `limit` packets and a quantum of `quantum` bytes.
-    pub fn new(limit: usize, quantum: u32) -> Result<Self, String> {
+    pub fn new(limit: usize, quantum: u32) -> Result<Self, AqmError> {
         if limit == 0 {
-            return Err("drr: buffer must be at least 1 packet".into());
+            return Err(AqmError::EmptyBuffer("drr"));
         }
         if quantum == 0 {
-            return Err("drr: quantum must be at least 1 byte".into());
+            return Err(AqmError::Rule {
+                disc: "drr",
+                rule: "quantum must be at least 1 byte",
+            });
         }
         Ok(Drr {
             index: FlowIndex::new(),

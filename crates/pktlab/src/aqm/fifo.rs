@@ -2,6 +2,7 @@
 //! the queued packets, their byte total and the arrival/drop/departure counters, so that each
 //! discipline file holds only its drop decision.
 
+use super::decide::{QueueState, Verdict};
 use super::{AqmPacket, AqmStats, DropKind, Drops};
 use std::collections::VecDeque;
 
@@ -65,6 +66,31 @@ impl<P: AqmPacket> Fifo<P> {
             }
         } else {
             self.push(pkt);
+        }
+    }
+
+    /// Does what a decider's verdict says with `pkt` ([`Verdict::DropPair`] is CHOKe's, which
+    /// does not use a FIFO: it is taken as an early drop of the arrival alone).
+    #[inline(always)]
+    pub fn apply(&mut self, mut pkt: P, v: Verdict, drops: &mut Drops<P>) {
+        match v {
+            Verdict::Enqueue => self.push(pkt),
+            Verdict::Mark => {
+                pkt.mark_ce();
+                self.stats.marks += 1;
+                self.push(pkt);
+            }
+            Verdict::Drop(kind) => self.refuse(pkt, kind, drops),
+            Verdict::DropPair { .. } => self.refuse(pkt, DropKind::Early, drops),
+        }
+    }
+
+    /// The queue state a decider reads: `len()` packets, hard limit `limit`.
+    #[inline(always)]
+    pub fn state(&self, limit: usize) -> QueueState {
+        QueueState {
+            len: self.q.len(),
+            limit,
         }
     }
 

@@ -15,7 +15,7 @@
 //! `interval/√count`, with `count` resumed from its last value if the previous dropping state
 //! ended less than 16 intervals ago. Defaults: target 5 ms, interval 100 ms, quantum 1514 B.
 
-use super::{Aqm, AqmPacket, AqmStats, DropKind, Drops, Nanos};
+use super::{Aqm, AqmError, AqmPacket, AqmStats, DropKind, Drops, Nanos};
 use crate::util::splitmix64;
 use std::collections::VecDeque;
 
@@ -76,18 +76,19 @@ pub struct FqCodel<P> {
 
 impl<P: AqmPacket> FqCodel<P> {
     /// FQ-CoDel with a shared limit of `limit` packets.
-    pub fn new(p: FqCodelParams, limit: usize, seed: u64) -> Result<Self, String> {
+    pub fn new(p: FqCodelParams, limit: usize, seed: u64) -> Result<Self, AqmError> {
+        const D: &str = "fq_codel";
         if limit == 0 {
-            return Err("fq_codel: buffer must be at least 1 packet".into());
+            return Err(AqmError::EmptyBuffer(D));
         }
         if p.buckets == 0 || p.buckets > 1 << 20 {
-            return Err(format!(
-                "fq_codel: buckets must be in 1..=2^20 (got {})",
-                p.buckets
-            ));
+            return Err(AqmError::range(D, "buckets must be in 1..=2^20", p.buckets));
         }
         if p.quantum == 0 || p.interval == 0 {
-            return Err("fq_codel: quantum and interval must be positive".into());
+            return Err(AqmError::Rule {
+                disc: D,
+                rule: "quantum and interval must be positive",
+            });
         }
         let b = (0..p.buckets)
             .map(|_| Bucket {

@@ -8,6 +8,10 @@
 //! losses per flow. Disciplines never allocate per packet once their buffers reached their
 //! high-water mark.
 //!
+//! The drop/mark *decisions* of RED, SRED, ZL-RED and CHOKe are also available apart from
+//! the queues, for a queue the caller owns: [`decide`] ([`RedDecider`], [`SredDecider`],
+//! [`ZlRedDecider`], [`ChokeDecider`]); the queues here are built on them.
+//!
 //! The disciplines here: [`DropTail`] (tail-drop FIFO), [`Red`] (Floyd & Jacobson 1993,
 //! with the gentle variant), [`Sred`] (Ott, Lakshman & Wong 1999), [`ZlRed`] (paper 002), and
 //! the comparators [`Choke`] (Pan, Prabhakar & Psounis 2000), [`Drr`] (Shreedhar & Varghese
@@ -15,8 +19,10 @@
 //! simulators; new disciplines add a variant.
 
 pub mod choke;
+pub mod decide;
 pub mod droptail;
 pub mod drr;
+mod error;
 pub mod fifo;
 pub mod fq_codel;
 pub mod occurrence;
@@ -39,13 +45,15 @@ impl AqmPacket for TestPkt {
     }
 }
 
-pub use choke::Choke;
+pub use choke::{Choke, ChokeDecider};
+pub use decide::{Arrival, Decide, QueueState, QueueView, Verdict};
 pub use droptail::DropTail;
 pub use drr::Drr;
+pub use error::AqmError;
 pub use fq_codel::{FqCodel, FqCodelParams};
-pub use red::{Red, RedParams};
-pub use sred::{FlowKey, Sred, SredParams};
-pub use zlred::{ZlRed, ZlRedParams};
+pub use red::{Red, RedDecider, RedParams};
+pub use sred::{FlowKey, Sred, SredDecider, SredParams};
+pub use zlred::{ZlRed, ZlRedDecider, ZlRedParams};
 
 /// Time in integer nanoseconds (the same unit as `netsim`).
 pub type Nanos = u64;
@@ -213,7 +221,7 @@ impl Default for AqmParamSet {
 impl AqmSpec {
     /// Parses a discipline name (`droptail`, `red`), with RED taking `red` as default
     /// parameters.
-    pub fn parse(name: &str, red: RedParams) -> Result<Self, String> {
+    pub fn parse(name: &str, red: RedParams) -> Result<Self, AqmError> {
         Self::parse_with(
             name,
             &AqmParamSet {
@@ -224,7 +232,7 @@ impl AqmSpec {
     }
 
     /// Parses a discipline name, taking its parameters from `ps`.
-    pub fn parse_with(name: &str, ps: &AqmParamSet) -> Result<Self, String> {
+    pub fn parse_with(name: &str, ps: &AqmParamSet) -> Result<Self, AqmError> {
         match name.trim().to_ascii_lowercase().as_str() {
             "droptail" | "fifo" => Ok(AqmSpec::DropTail),
             "red" => Ok(AqmSpec::Red(ps.red.clone())),
@@ -233,10 +241,10 @@ impl AqmSpec {
             "choke" => Ok(AqmSpec::Choke(ps.choke.clone())),
             "drr" => Ok(AqmSpec::Drr(ps.drr_quantum)),
             "fq_codel" | "fq-codel" | "fqcodel" => Ok(AqmSpec::FqCodel(ps.fq_codel.clone())),
-            other => Err(format!(
-                "unknown AQM discipline '{other}' (known: {})",
-                Self::KNOWN
-            )),
+            other => Err(AqmError::UnknownDiscipline {
+                name: other.to_string(),
+                known: Self::KNOWN,
+            }),
         }
     }
 
@@ -263,7 +271,7 @@ impl AqmSpec {
         buffer: usize,
         pkt_time: Nanos,
         seed: u64,
-    ) -> Result<Discipline<P>, String> {
+    ) -> Result<Discipline<P>, AqmError> {
         Ok(match self {
             AqmSpec::DropTail => Discipline::DropTail(DropTail::new(buffer)?),
             AqmSpec::Red(p) => Discipline::Red(Red::new(p.clone(), buffer, pkt_time, seed)?),

@@ -214,9 +214,10 @@ impl OccurrenceTable {
             return *s;
         }
         // Absent: the first bucket with room along the chain; every full bucket passed counts
-        // one more overflowing flow. At most m ≤ capacity/2 flows are live, so one has room.
+        // one more overflowing flow. At most m ≤ capacity/2 flows are live, so one has room
+        // (a caller that keeps more live flows gets a panic, not an endless search).
         let mut b = self.home(k);
-        loop {
+        for _ in 0..self.buckets.len() {
             let free = !self.meta(b) & USED;
             if free != 0 {
                 let w = way(free);
@@ -229,6 +230,10 @@ impl OccurrenceTable {
             *self.meta_mut(b) += OVER_ONE;
             b = (b + 1) & self.mask;
         }
+        panic!(
+            "occurrence table full: more than {} live flows",
+            self.capacity()
+        );
     }
 
     /// Subtracts `d` (≤ the current value) from the occurrence of `id`, deleting the entry

@@ -24,7 +24,8 @@
 //! fig. 2, and Linux's `sch_red`, have none of these, so they stay the default (and the
 //! paper-002 presets are unchanged).
 
-use super::{Aqm, AqmPacket, AqmStats, DropKind, Drops, Nanos};
+use super::decide::{Arrival, Decide, QueueState, QueueView, Verdict};
+use super::{Aqm, AqmError, AqmPacket, AqmStats, DropKind, Drops, Nanos};
 use crate::util::SplitMix64;
 use std::collections::VecDeque;
 
@@ -63,13 +64,11 @@ impl Default for RedParams {
     }
 }
 
-/// A RED queue.
-#[derive(Debug)]
-pub struct Red<P> {
+/// RED's drop decision (fig. 2) for arrivals at any queue ([`super::decide`]): the average,
+/// the count, the idle time and the random draws, without the packets.
+#[derive(Clone, Debug)]
+pub struct RedDecider {
     p: RedParams,
-    q: VecDeque<P>,
-    limit: usize,
-    bytes: u64,
     avg: f64,
     count: i64,
     /// ns mode: the average was above `min_th` with more than one packet queued at the last
@@ -78,44 +77,78 @@ pub struct Red<P> {
     idle_since: Option<Nanos>,
     pkt_time: f64,
     rng: SplitMix64,
-    stats: AqmStats,
     last_pb: f64,
+}
+
+/// A RED queue: a FIFO behind a [`RedDecider`].
+#[derive(Debug)]
+pub struct Red<P> {
+    d: RedDecider,
+    q: VecDeque<P>,
+    limit: usize,
+    bytes: u64,
+    stats: AqmStats,
 }
 
 impl<P: AqmPacket> Red<P> {
     /// A RED queue with hard limit `limit` packets; `pkt_time` is the transmission time of a
     /// typical packet (idle-time correction), `seed` seeds the drop decisions.
-    pub fn new(p: RedParams, limit: usize, pkt_time: Nanos, seed: u64) -> Result<Self, String> {
-        if limit == 0 {
-            return Err("red: buffer must be at least 1 packet".into());
-        }
-        if !(p.min_th >= 0.0 && p.max_th > p.min_th) {
-            return Err(format!(
-                "red: need 0 <= min_th < max_th (got {} and {})",
-                p.min_th, p.max_th
-            ));
-        }
-        if !(p.max_p > 0.0 && p.max_p <= 1.0) {
-            return Err(format!("red: max_p must be in (0, 1] (got {})", p.max_p));
-        }
-        if !(p.w_q > 0.0 && p.w_q <= 1.0) {
-            return Err(format!("red: w_q must be in (0, 1] (got {})", p.w_q));
-        }
-        if pkt_time == 0 {
-            return Err("red: typical packet time must be positive".into());
-        }
+    pub fn new(p: RedParams, limit: usize, pkt_time: Nanos, seed: u64) -> Result<Self, AqmError> {
         Ok(Red {
-            p,
+            d: RedDecider::new(p, limit, pkt_time, seed)?,
             q: VecDeque::with_capacity(limit.min(1 << 16)),
             limit,
             bytes: 0,
+            stats: AqmStats::default(),
+        })
+    }
+
+    /// The current average queue estimate, packets.
+    pub fn avg(&self) -> f64 {
+        self.d.avg
+    }
+
+    /// `p_b` computed at the last arrival (0 below `min_th`).
+    pub fn last_pb(&self) -> f64 {
+        self.d.last_pb
+    }
+}
+
+impl RedDecider {
+    /// RED's decider for a queue of hard limit `limit` packets (checked like the queue's:
+    /// `limit` is not otherwise used); `pkt_time` and `seed` as in [`Red::new`].
+    pub fn new(p: RedParams, limit: usize, pkt_time: Nanos, seed: u64) -> Result<Self, AqmError> {
+        const D: &str = "red";
+        if limit == 0 {
+            return Err(AqmError::EmptyBuffer(D));
+        }
+        if !(p.min_th >= 0.0 && p.max_th > p.min_th) {
+            return Err(AqmError::range(
+                D,
+                "need 0 <= min_th < max_th",
+                format!("{} and {}", p.min_th, p.max_th),
+            ));
+        }
+        if !(p.max_p > 0.0 && p.max_p <= 1.0) {
+            return Err(AqmError::range(D, "max_p must be in (0, 1]", p.max_p));
+        }
+        if !(p.w_q > 0.0 && p.w_q <= 1.0) {
+            return Err(AqmError::range(D, "w_q must be in (0, 1]", p.w_q));
+        }
+        if pkt_time == 0 {
+            return Err(AqmError::Rule {
+                disc: D,
+                rule: "typical packet time must be positive",
+            });
+        }
+        Ok(RedDecider {
+            p,
             avg: 0.0,
             count: -1,
             old: false,
             idle_since: Some(0),
             pkt_time: pkt_time as f64,
             rng: SplitMix64::new(seed ^ 0x5245_4400),
-            stats: AqmStats::default(),
             last_pb: 0.0,
         })
     }
@@ -130,12 +163,13 @@ impl<P: AqmPacket> Red<P> {
         self.last_pb
     }
 
-    /// Updates the average for an arrival at `now` (fig. 2, first block).
+    /// Updates the average for an arrival at `now` at a queue of `len` packets (fig. 2,
+    /// first block).
     #[inline]
-    fn update_avg(&mut self, now: Nanos) {
+    fn update_avg(&mut self, now: Nanos, len: usize) {
         let w = self.p.w_q;
         match self.idle_since {
-            Some(t0) if self.q.is_empty() => {
+            Some(t0) if len == 0 => {
                 let m = now.saturating_sub(t0) as f64 / self.pkt_time;
                 if self.p.ns {
                     self.avg *= (1.0 - w).powi(m as i32 + 1);
@@ -143,13 +177,14 @@ impl<P: AqmPacket> Red<P> {
                     self.avg *= (1.0 - w).powf(m);
                 }
             }
-            _ => self.avg = (1.0 - w) * self.avg + w * self.q.len() as f64,
+            _ => self.avg = (1.0 - w) * self.avg + w * len as f64,
         }
     }
 
-    /// The early-drop decision for the current `avg` (fig. 2, second block).
+    /// The early-drop decision for the current `avg` (fig. 2, second block), at a queue of
+    /// `len` packets.
     #[inline]
-    fn early_drop(&mut self) -> bool {
+    fn early_drop(&mut self, len: usize) -> bool {
         let RedParams {
             min_th,
             max_th,
@@ -161,7 +196,7 @@ impl<P: AqmPacket> Red<P> {
         } = self.p;
         let avg = self.avg;
         if ns {
-            return self.early_drop_ns();
+            return self.early_drop_ns(len);
         }
         let pb = if avg < min_th {
             self.count = -1;
@@ -188,7 +223,7 @@ impl<P: AqmPacket> Red<P> {
     }
 
     /// The early-drop decision under ns-2/ns-3's rules (module header).
-    fn early_drop_ns(&mut self) -> bool {
+    fn early_drop_ns(&mut self, len: usize) -> bool {
         let RedParams {
             min_th,
             max_th,
@@ -201,7 +236,7 @@ impl<P: AqmPacket> Red<P> {
         // ns-3 starts the count at 0 (ours: −1, fig. 2); only the first-crossing reset to 1
         // below reads it before a drop, so the start value does not matter.
         self.count += 1;
-        if !(avg >= min_th && self.q.len() > 1) {
+        if !(avg >= min_th && len > 1) {
             self.old = false;
             self.last_pb = 0.0;
             return false;
@@ -232,27 +267,60 @@ impl<P: AqmPacket> Red<P> {
     }
 }
 
+impl Decide for RedDecider {
+    #[inline]
+    fn decide<Q: QueueView + ?Sized>(&mut self, a: &Arrival, q: &Q) -> Verdict {
+        let len = q.len();
+        self.update_avg(a.now, len);
+        let early = self.early_drop(len);
+        if early && !a.ecn_capable {
+            Verdict::Drop(DropKind::Early)
+        } else if len >= q.limit() {
+            Verdict::Drop(DropKind::Forced)
+        } else {
+            self.idle_since = None;
+            // RFC 3168 §5 / Linux sch_red with `ecn`: mark instead of dropping.
+            if early {
+                Verdict::Mark
+            } else {
+                Verdict::Enqueue
+            }
+        }
+    }
+    fn on_empty(&mut self, now: Nanos) {
+        self.idle_since = Some(now);
+    }
+}
+
 impl<P: AqmPacket> Aqm<P> for Red<P> {
     #[inline]
     fn enqueue(&mut self, mut pkt: P, now: Nanos, drops: &mut Drops<P>) {
         self.stats.arrivals += 1;
-        self.update_avg(now);
-        let early = self.early_drop();
-        if early && !pkt.ecn_capable() {
-            self.stats.early_drops += 1;
-            drops.push(pkt, DropKind::Early);
-        } else if self.q.len() >= self.limit {
-            self.stats.forced_drops += 1;
-            drops.push(pkt, DropKind::Forced);
-        } else {
-            if early {
-                // RFC 3168 §5 / Linux sch_red with `ecn`: mark instead of dropping.
-                pkt.mark_ce();
-                self.stats.marks += 1;
+        let a = Arrival {
+            flow: pkt.flow() as u64,
+            ecn_capable: pkt.ecn_capable(),
+            now,
+        };
+        let state = QueueState {
+            len: self.q.len(),
+            limit: self.limit,
+        };
+        match self.d.decide(&a, &state) {
+            Verdict::Drop(kind) => {
+                match kind {
+                    DropKind::Early => self.stats.early_drops += 1,
+                    DropKind::Forced => self.stats.forced_drops += 1,
+                }
+                drops.push(pkt, kind);
             }
-            self.idle_since = None;
-            self.bytes += pkt.bytes() as u64;
-            self.q.push_back(pkt);
+            v => {
+                if v == Verdict::Mark {
+                    pkt.mark_ce();
+                    self.stats.marks += 1;
+                }
+                self.bytes += pkt.bytes() as u64;
+                self.q.push_back(pkt);
+            }
         }
     }
     #[inline]
@@ -261,7 +329,7 @@ impl<P: AqmPacket> Aqm<P> for Red<P> {
         self.bytes -= p.bytes() as u64;
         self.stats.departures += 1;
         if self.q.is_empty() {
-            self.idle_since = Some(now);
+            self.d.on_empty(now);
         }
         Some(p)
     }
@@ -278,7 +346,7 @@ impl<P: AqmPacket> Aqm<P> for Red<P> {
         "red"
     }
     fn avg_estimate(&self) -> f64 {
-        self.avg
+        self.d.avg
     }
 }
 
@@ -338,15 +406,15 @@ mod tests {
         let want = [0.0, 0.5, 1.25, 2.125];
         for w in want {
             r.enqueue(P, 0, &mut d);
-            assert!((r.avg() - w).abs() < 1e-12, "avg {} want {w}", r.avg());
+            assert!((r.d.avg() - w).abs() < 1e-12, "avg {} want {w}", r.d.avg());
         }
         // Drain, stay idle for 4 packet times: avg ← 0.5^4 · (avg after the last update).
-        let before = r.avg();
+        let before = r.d.avg();
         for _ in 0..4 {
             r.dequeue(10_000, &mut d);
         }
         r.enqueue(P, 14_000, &mut d);
-        assert!((r.avg() - before * 0.0625).abs() < 1e-12);
+        assert!((r.d.avg() - before * 0.0625).abs() < 1e-12);
         assert!(d.pkts.is_empty());
     }
 
@@ -354,19 +422,19 @@ mod tests {
     fn drop_probability_matches_hand_computation() {
         let mut r = Red::<P>::new(params(), 100, 1000, 1).unwrap();
         // avg = 10: p_b = 0.1 · (10−5)/(15−5) = 0.05.
-        r.avg = 10.0;
+        r.d.avg = 10.0;
         r.q.extend([P; 10]);
-        r.p.w_q = 1e-12; // keep avg at 10
-        r.count = -1;
+        r.d.p.w_q = 1e-12; // keep avg at 10
+        r.d.count = -1;
         let mut d = Drops::default();
         r.enqueue(P, 0, &mut d);
         assert!((r.last_pb() - 0.05).abs() < 1e-9);
         // Gentle region: avg = 20 → p_b = 0.1 + 0.9 · 5/15 = 0.4.
-        r.avg = 20.0;
+        r.d.avg = 20.0;
         r.enqueue(P, 0, &mut d);
         assert!((r.last_pb() - 0.4).abs() < 1e-9);
         // Beyond 2·max_th every arrival is dropped.
-        r.avg = 31.0;
+        r.d.avg = 31.0;
         let before = d.pkts.len();
         r.enqueue(P, 0, &mut d);
         assert_eq!(d.pkts.len(), before + 1);
@@ -378,8 +446,8 @@ mod tests {
         // With constant p_b, fig. 2's rule (count reset to 0 on a drop, incremented before
         // p_a = p_b/(1 − count·p_b)) makes the gap X uniform on 1..=1/p_b − 1: mean 1/(2·p_b).
         let mut r = Red::<P>::new(params(), 1_000_000, 1000, 7).unwrap();
-        r.p.w_q = 1e-15;
-        r.avg = 10.0; // p_b = 0.05 → gaps uniform on 1..=19, mean 10
+        r.d.p.w_q = 1e-15;
+        r.d.avg = 10.0; // p_b = 0.05 → gaps uniform on 1..=19, mean 10
         r.q.extend([P; 10]);
         let mut d = Drops::default();
         let n = 200_000;
@@ -401,8 +469,8 @@ mod tests {
         let mut d = Drops::default();
         // avg = 40 (beyond 2·max_th): Floyd & Jacobson drop every arrival; ns mode drops none
         // while the queue holds 0 or 1 packet.
-        r.avg = 40.0;
-        r.idle_since = None;
+        r.d.avg = 40.0;
+        r.d.idle_since = None;
         for _ in 0..1000 {
             r.enqueue(P, 0, &mut d);
             r.q.clear();
@@ -422,8 +490,8 @@ mod tests {
         p.w_q = 1e-12;
         let mut r = Red::<P>::new(p, 1000, 1000, 3).unwrap();
         r.q.extend([P; 5]);
-        r.idle_since = None;
-        r.avg = 14.999;
+        r.d.idle_since = None;
+        r.d.avg = 14.999;
         let mut d = Drops::default();
         r.enqueue(P, 0, &mut d);
         assert!(d.pkts.is_empty(), "first crossing: no drop");
@@ -436,8 +504,8 @@ mod tests {
         p.w_q = 1e-12;
         let mut r = Red::<P>::new(p, 1000, 1000, 3).unwrap();
         r.q.extend([P; 5]);
-        r.idle_since = None;
-        r.avg = 14.999;
+        r.d.idle_since = None;
+        r.d.avg = 14.999;
         let mut d = Drops::default();
         r.enqueue(P, 0, &mut d);
         assert_eq!(d.pkts.len(), 1);

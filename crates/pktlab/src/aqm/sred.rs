@@ -19,8 +19,9 @@
 //! of paper 002 ([`FlowKey::SrcDst`], [`AqmPacket::src_dst`]) or the 5-tuple
 //! ([`FlowKey::FiveTuple`], [`AqmPacket::flow`]).
 
+use super::decide::{early, Arrival, Decide, QueueView, Verdict};
 use super::fifo::Fifo;
-use super::{Aqm, AqmPacket, Drops, Nanos};
+use super::{Aqm, AqmError, AqmPacket, DropKind, Drops, Nanos};
 use crate::util::SplitMix64;
 
 /// Which packet fields form the flow id of the zombie list.
@@ -72,32 +73,16 @@ impl Default for SredParams {
 }
 
 impl SredParams {
-    /// Checks the parameters (one-line error).
-    pub fn validate(&self) -> Result<(), String> {
-        if self.m == 0 || self.m > 1 << 26 {
-            return Err(format!(
-                "sred: zombie list size m must be in 1..=2^26 (got {})",
-                self.m
-            ));
-        }
+    /// Checks the parameters.
+    pub fn validate(&self) -> Result<(), AqmError> {
         if !(self.p_max > 0.0 && self.p_max <= 1.0) {
-            return Err(format!(
-                "sred: p_max must be in (0, 1] (got {})",
-                self.p_max
+            return Err(AqmError::range(
+                "sred",
+                "p_max must be in (0, 1]",
+                self.p_max,
             ));
         }
-        if !(self.p_swap > 0.0 && self.p_swap <= 1.0) {
-            return Err(format!(
-                "sred: p_swap must be in (0, 1] (got {})",
-                self.p_swap
-            ));
-        }
-        if let Some(a) = self.alpha {
-            if !(a > 0.0 && a <= 1.0) {
-                return Err(format!("sred: alpha must be in (0, 1] (got {a})"));
-            }
-        }
-        Ok(())
+        ZombieList::check(self.m, self.p_swap, self.alpha.unwrap_or(1.0))
     }
 }
 
@@ -153,9 +138,30 @@ pub struct ZombieList {
 }
 
 impl ZombieList {
-    /// An empty list of capacity `m` (parameters as in [`SredParams`]).
-    pub fn new(m: usize, p_swap: f64, alpha: f64, seed: u64) -> Self {
-        ZombieList {
+    /// Checks a zombie list's parameters: `m` in 1..=2^26, `p_swap` and `alpha` in (0, 1].
+    fn check(m: usize, p_swap: f64, alpha: f64) -> Result<(), AqmError> {
+        const D: &str = "sred";
+        if m == 0 || m > 1 << 26 {
+            return Err(AqmError::range(
+                D,
+                "zombie list size m must be in 1..=2^26",
+                m,
+            ));
+        }
+        if !(p_swap > 0.0 && p_swap <= 1.0) {
+            return Err(AqmError::range(D, "p_swap must be in (0, 1]", p_swap));
+        }
+        if !(alpha > 0.0 && alpha <= 1.0) {
+            return Err(AqmError::range(D, "alpha must be in (0, 1]", alpha));
+        }
+        Ok(())
+    }
+
+    /// An empty list of capacity `m` (parameters as in [`SredParams`]: `m` in 1..=2^26,
+    /// `p_swap` and `alpha` in (0, 1], else an error).
+    pub fn new(m: usize, p_swap: f64, alpha: f64, seed: u64) -> Result<Self, AqmError> {
+        Self::check(m, p_swap, alpha)?;
+        Ok(ZombieList {
             z: Vec::with_capacity(m),
             m,
             swap_below: (p_swap * (1u64 << 53) as f64).ceil() as u64,
@@ -163,7 +169,7 @@ impl ZombieList {
             keep: 1.0 - alpha,
             p: 0.0,
             rng: SplitMix64::new(seed),
-        }
+        })
     }
 
     /// Processes an arrival of flow `id` (always inlined: the caller's `match` on
@@ -179,7 +185,8 @@ impl ZombieList {
         let slot = ((self.rng.next_u64() as u128 * self.m as u128) >> 64) as usize;
         debug_assert!(slot < self.z.len());
         // SAFETY: the high word of `r · m` for a 64-bit `r` is < m, and the list is full
-        // here (`z.len() == m`, checked above).
+        // here (`z.len() == m >= 1`: checked above, and `new` refuses m = 0, for which
+        // slot 0 of the empty list would be read).
         let zb = unsafe { self.z.get_unchecked_mut(slot) };
         if zb.id == id {
             zb.count += 1;
@@ -286,33 +293,29 @@ pub(crate) fn p3(p1: f64, p: f64, hit: bool) -> f64 {
     }
 }
 
-/// An SRED queue.
-#[derive(Debug)]
-pub struct Sred<P> {
-    params: SredParams,
+/// SRED's drop decision (eqs. (1)–(3)) for arrivals at any queue ([`super::decide`]): the
+/// zombie list, the thresholds and the random draws, without the packets.
+#[derive(Clone, Debug)]
+pub struct SredDecider {
     zl: ZombieList,
-    fifo: Fifo<P>,
-    limit: usize,
     /// Eq. (1)'s thresholds B/6 and B/3, computed once.
     steps: Steps,
     rng: SplitMix64,
     last_p: f64,
 }
 
-impl<P: AqmPacket> Sred<P> {
-    /// An SRED queue with buffer B = `limit` packets.
-    pub fn new(params: SredParams, limit: usize, seed: u64) -> Result<Self, String> {
+impl SredDecider {
+    /// SRED's decider for a buffer of B = `limit` packets (the flow key of `params` is the
+    /// queue's business: arrivals bring their id).
+    pub fn new(params: &SredParams, limit: usize, seed: u64) -> Result<Self, AqmError> {
         params.validate()?;
         if limit == 0 {
-            return Err("sred: buffer must be at least 1 packet".into());
+            return Err(AqmError::EmptyBuffer("sred"));
         }
         let alpha = params.alpha.unwrap_or(1.0 / params.m as f64);
-        Ok(Sred {
-            zl: ZombieList::new(params.m, params.p_swap, alpha, seed ^ 0x5A4F_4D42),
+        Ok(SredDecider {
+            zl: ZombieList::new(params.m, params.p_swap, alpha, seed ^ 0x5A4F_4D42)?,
             steps: Steps::new(limit as f64 / 6.0, limit as f64 / 3.0, params.p_max),
-            params,
-            fifo: Fifo::new(limit),
-            limit,
             rng: SplitMix64::new(seed ^ 0x5352_4544),
             last_p: 0.0,
         })
@@ -329,25 +332,71 @@ impl<P: AqmPacket> Sred<P> {
     }
 }
 
+impl Decide for SredDecider {
+    #[inline(always)]
+    fn decide<Q: QueueView + ?Sized>(&mut self, a: &Arrival, q: &Q) -> Verdict {
+        let len = q.len();
+        let ev = self.zl.arrive(a.flow);
+        let hit = matches!(ev, ZombieEvent::Hit { .. });
+        let p = p3(self.steps.p1(len), self.zl.p(), hit).min(1.0);
+        self.last_p = p;
+        if len >= q.limit() {
+            return Verdict::Drop(DropKind::Forced);
+        }
+        // p > 0 exactly when the queue is at least B/6 (eq. 1): a well-predicted branch.
+        early(p > 0.0 && self.rng.next_f64() < p, a.ecn_capable)
+    }
+}
+
+/// An SRED queue: a FIFO behind a [`SredDecider`].
+#[derive(Debug)]
+pub struct Sred<P> {
+    params: SredParams,
+    d: SredDecider,
+    fifo: Fifo<P>,
+    limit: usize,
+}
+
+impl<P: AqmPacket> Sred<P> {
+    /// An SRED queue with buffer B = `limit` packets.
+    pub fn new(params: SredParams, limit: usize, seed: u64) -> Result<Self, AqmError> {
+        Ok(Sred {
+            d: SredDecider::new(&params, limit, seed)?,
+            params,
+            fifo: Fifo::new(limit),
+            limit,
+        })
+    }
+
+    /// The zombie list.
+    pub fn zombies(&self) -> &ZombieList {
+        self.d.zombies()
+    }
+
+    /// The drop probability applied to the last arrival (p3, clamped).
+    pub fn last_p(&self) -> f64 {
+        self.d.last_p()
+    }
+}
+
 impl<P: AqmPacket> Aqm<P> for Sred<P> {
     #[inline]
-    fn enqueue(&mut self, pkt: P, _now: Nanos, drops: &mut Drops<P>) {
+    fn enqueue(&mut self, pkt: P, now: Nanos, drops: &mut Drops<P>) {
         self.fifo.stats.arrivals += 1;
-        let ev = self.zl.arrive(self.params.flow_key.of(&pkt));
-        let hit = matches!(ev, ZombieEvent::Hit { .. });
-        let p = p3(self.steps.p1(self.fifo.q.len()), self.zl.p(), hit).min(1.0);
-        self.last_p = p;
-        let rng = &mut self.rng;
-        // p > 0 exactly when the queue is at least B/6 (eq. 1): a well-predicted branch.
-        self.fifo
-            .offer(pkt, self.limit, || p > 0.0 && rng.next_f64() < p, drops);
+        let a = Arrival {
+            flow: self.params.flow_key.of(&pkt),
+            ecn_capable: pkt.ecn_capable(),
+            now,
+        };
+        let v = self.d.decide(&a, &self.fifo.state(self.limit));
+        self.fifo.apply(pkt, v, drops);
     }
     super::fifo::fifo_plumbing!();
     fn name(&self) -> &'static str {
         "sred"
     }
     fn flow_estimate(&self) -> Option<f64> {
-        Some(self.zl.flow_estimate())
+        Some(self.d.zombies().flow_estimate())
     }
 }
 
@@ -356,6 +405,23 @@ mod tests {
     use super::*;
 
     use crate::aqm::TestPkt as Pk;
+
+    #[test]
+    fn a_zombie_list_of_no_zombies_is_refused() {
+        // Capacity 0 used to be accepted, and the first arrival then indexed the empty list.
+        let r = ZombieList::new(0, 0.25, 0.01, 1);
+        assert_eq!(
+            r.map(|_| ()),
+            Err(AqmError::range(
+                "sred",
+                "zombie list size m must be in 1..=2^26",
+                0
+            ))
+        );
+        assert!(ZombieList::new(1, 0.25, 0.01, 1).is_ok());
+        assert!(ZombieList::new(4, 0.0, 0.01, 1).is_err());
+        assert!(ZombieList::new(4, 0.25, 1.5, 1).is_err());
+    }
 
     /// Eq. (1) as the paper writes it, on the queue length as a real number.
     fn p1(q: usize, th: f64, b3: f64, p_max: f64) -> f64 {
@@ -406,7 +472,7 @@ mod tests {
     #[test]
     fn hit_frequency_estimates_flow_count() {
         for n in [10u64, 50] {
-            let mut zl = ZombieList::new(1000, 0.25, 1.0 / 1000.0, 7);
+            let mut zl = ZombieList::new(1000, 0.25, 1.0 / 1000.0, 7).unwrap();
             let mut x = SplitMix64::new(n);
             for _ in 0..400_000u64 {
                 zl.arrive(x.next_u64() % n);
@@ -421,7 +487,7 @@ mod tests {
 
     #[test]
     fn zombie_list_fills_then_compares() {
-        let mut zl = ZombieList::new(3, 1.0, 0.5, 1);
+        let mut zl = ZombieList::new(3, 1.0, 0.5, 1).unwrap();
         assert_eq!(zl.arrive(1), ZombieEvent::Added { slot: 0 });
         assert_eq!(zl.arrive(1), ZombieEvent::Added { slot: 1 });
         assert_eq!(zl.arrive(2), ZombieEvent::Added { slot: 2 });

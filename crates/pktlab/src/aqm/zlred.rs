@@ -20,10 +20,11 @@
 //! arrival updated the zombie list (so they count it), and `P_avg` averages `p4` (not `p5`),
 //! which is the reading under which eq. (6) preserves SRED's mean drop probability.
 
+use super::decide::{early, Arrival, Decide, QueueView, Verdict};
 use super::fifo::Fifo;
 pub use super::occurrence::OccurrenceTable;
 use super::sred::{p3, FlowKey, SredParams, Steps, ZombieEvent, ZombieList};
-use super::{Aqm, AqmPacket, Drops, Nanos};
+use super::{Aqm, AqmError, AqmPacket, DropKind, Drops, Nanos};
 use crate::util::SplitMix64;
 
 /// ZL-RED parameters.
@@ -52,36 +53,32 @@ impl Default for ZlRedParams {
 }
 
 impl ZlRedParams {
-    /// Checks the parameters (one-line error).
-    pub fn validate(&self) -> Result<(), String> {
-        self.sred.validate().map_err(|e| format!("zl{e}"))?;
+    /// Checks the parameters.
+    pub fn validate(&self) -> Result<(), AqmError> {
+        const D: &str = "zlred";
+        self.sred.validate().map_err(|e| e.within(D))?;
         if !(self.a >= 1.0 && self.a.is_finite()) {
-            return Err(format!("zlred: a must be >= 1 (got {})", self.a));
+            return Err(AqmError::range(D, "a must be >= 1", self.a));
         }
         if !(self.th_min >= 0.0 && self.th_min.is_finite()) {
-            return Err(format!("zlred: th_min must be >= 0 (got {})", self.th_min));
+            return Err(AqmError::range(D, "th_min must be >= 0", self.th_min));
         }
         if !(self.w_avg > 0.0 && self.w_avg <= 1.0) {
-            return Err(format!(
-                "zlred: w_avg must be in (0, 1] (got {})",
-                self.w_avg
-            ));
+            return Err(AqmError::range(D, "w_avg must be in (0, 1]", self.w_avg));
         }
         Ok(())
     }
 }
 
-/// A ZL-RED queue.
-#[derive(Debug)]
-pub struct ZlRed<P> {
+/// ZL-RED's drop decision (eqs. (4)–(7)) for arrivals at any queue ([`super::decide`]):
+/// the zombie list, the occurrence table, T, P_avg and the random draws, without the packets.
+#[derive(Clone, Debug)]
+pub struct ZlRedDecider {
     params: ZlRedParams,
-    key: FlowKey,
     zl: ZombieList,
     table: OccurrenceTable,
     total: u64,
     p_avg: f64,
-    fifo: Fifo<P>,
-    limit: usize,
     /// Eq. (7)'s thresholds th_min and B/3, computed once.
     steps: Steps,
     /// `1 − w_avg`, computed once.
@@ -93,23 +90,22 @@ pub struct ZlRed<P> {
     last_misbehaving: bool,
 }
 
-impl<P: AqmPacket> ZlRed<P> {
-    /// A ZL-RED queue with buffer B = `limit` packets.
-    pub fn new(params: ZlRedParams, limit: usize, seed: u64) -> Result<Self, String> {
+impl ZlRedDecider {
+    /// ZL-RED's decider for a buffer of B = `limit` packets (the flow key of `params` is the
+    /// queue's business: arrivals bring their id).
+    pub fn new(params: ZlRedParams, limit: usize, seed: u64) -> Result<Self, AqmError> {
         params.validate()?;
         if limit == 0 {
-            return Err("zlred: buffer must be at least 1 packet".into());
+            return Err(AqmError::EmptyBuffer("zlred"));
         }
         let s = &params.sred;
         let alpha = s.alpha.unwrap_or(1.0 / s.m as f64);
-        Ok(ZlRed {
-            key: s.flow_key,
-            zl: ZombieList::new(s.m, s.p_swap, alpha, seed ^ 0x5A4F_4D42),
+        Ok(ZlRedDecider {
+            zl: ZombieList::new(s.m, s.p_swap, alpha, seed ^ 0x5A4F_4D42)
+                .map_err(|e| e.within("zlred"))?,
             table: OccurrenceTable::new(s.m),
             total: 0,
             p_avg: 0.0,
-            fifo: Fifo::new(limit),
-            limit,
             steps: Steps::new(params.th_min, limit as f64 / 3.0, s.p_max),
             keep_avg: 1.0 - params.w_avg,
             mult: [1.0, params.a],
@@ -202,39 +198,107 @@ impl<P: AqmPacket> ZlRed<P> {
     }
 }
 
-impl<P: AqmPacket> Aqm<P> for ZlRed<P> {
-    #[inline]
-    fn enqueue(&mut self, pkt: P, _now: Nanos, drops: &mut Drops<P>) {
-        self.fifo.stats.arrivals += 1;
-        let id = self.key.of(&pkt);
-        let p1 = self.steps.p1(self.fifo.q.len());
+impl Decide for ZlRedDecider {
+    #[inline(always)]
+    fn decide<Q: QueueView + ?Sized>(&mut self, a: &Arrival, q: &Q) -> Verdict {
+        let len = q.len();
+        let p1 = self.steps.p1(len);
         if p1 == 0.0 {
             // The queue is below th_min (eq. 7): p3 = 0, so no early drop, no draw, P_avg
             // unchanged, and F is not needed. A branch that follows the queue length, so
             // well predicted (a data plane's queue is mostly here).
-            self.observe::<false>(id);
+            self.observe::<false>(a.flow);
             self.last_p = 0.0;
             self.last_misbehaving = false;
-            self.fifo.offer(pkt, self.limit, || false, drops);
-            return;
+            return if len >= q.limit() {
+                Verdict::Drop(DropKind::Forced)
+            } else {
+                Verdict::Enqueue
+            };
         }
-        let (hit, f) = self.observe::<true>(id);
+        let (hit, f) = self.observe::<true>(a.flow);
         // p1 > 0 gives p3 ≥ p1 · min(1, 1/(256P)²) > 0.
         let p3 = p3(p1, self.zl.p(), hit);
         let p = self.p5(f, p3).min(1.0);
         self.last_p = p;
-        let rng = &mut self.rng;
+        if len >= q.limit() {
+            return Verdict::Drop(DropKind::Forced);
+        }
         // The draw is consumed only when p > 0 (as `p > 0.0 && next_f64() < p` would), but
         // without a branch on p > 0, which is data here (F = 0 gives p = 0).
-        self.fifo
-            .offer(pkt, self.limit, || rng.next_f64_if(p > 0.0) < p, drops);
+        early(self.rng.next_f64_if(p > 0.0) < p, a.ecn_capable)
+    }
+}
+
+/// A ZL-RED queue: a FIFO behind a [`ZlRedDecider`].
+#[derive(Debug)]
+pub struct ZlRed<P> {
+    d: ZlRedDecider,
+    key: FlowKey,
+    fifo: Fifo<P>,
+    limit: usize,
+}
+
+impl<P: AqmPacket> ZlRed<P> {
+    /// A ZL-RED queue with buffer B = `limit` packets.
+    pub fn new(params: ZlRedParams, limit: usize, seed: u64) -> Result<Self, AqmError> {
+        Ok(ZlRed {
+            key: params.sred.flow_key,
+            d: ZlRedDecider::new(params, limit, seed)?,
+            fifo: Fifo::new(limit),
+            limit,
+        })
+    }
+
+    /// The decider (T, F, P_avg, the zombie list).
+    pub fn decider(&self) -> &ZlRedDecider {
+        &self.d
+    }
+
+    /// Total Occurrence T.
+    pub fn total_occurrence(&self) -> u64 {
+        self.d.total_occurrence()
+    }
+
+    /// Occurrence F of flow `id`.
+    pub fn occurrence(&self, id: u64) -> u64 {
+        self.d.occurrence(id)
+    }
+
+    /// The zombie list.
+    pub fn zombies(&self) -> &ZombieList {
+        self.d.zombies()
+    }
+
+    /// p5 applied to the last arrival.
+    pub fn last_p(&self) -> f64 {
+        self.d.last_p()
+    }
+
+    /// Whether the last arrival's flow was judged mis-behaving (eq. 4).
+    pub fn last_misbehaving(&self) -> bool {
+        self.d.last_misbehaving()
+    }
+}
+
+impl<P: AqmPacket> Aqm<P> for ZlRed<P> {
+    #[inline]
+    fn enqueue(&mut self, pkt: P, now: Nanos, drops: &mut Drops<P>) {
+        self.fifo.stats.arrivals += 1;
+        let a = Arrival {
+            flow: self.key.of(&pkt),
+            ecn_capable: pkt.ecn_capable(),
+            now,
+        };
+        let v = self.d.decide(&a, &self.fifo.state(self.limit));
+        self.fifo.apply(pkt, v, drops);
     }
     super::fifo::fifo_plumbing!();
     fn name(&self) -> &'static str {
         "zlred"
     }
     fn flow_estimate(&self) -> Option<f64> {
-        Some(self.zl.flow_estimate())
+        Some(self.d.zombies().flow_estimate())
     }
 }
 
@@ -286,7 +350,7 @@ mod tests {
                 }
                 let (bt, bf) = brute(q.zombies());
                 assert_eq!(q.total_occurrence(), bt, "T at arrival {t}");
-                assert_eq!(q.table.len(), bf.len(), "live flows at arrival {t}");
+                assert_eq!(q.d.table.len(), bf.len(), "live flows at arrival {t}");
                 for (&k, &v) in &bf {
                     assert_eq!(q.occurrence(k), v, "F({k}) at arrival {t}");
                 }

@@ -56,7 +56,7 @@ impl Fib {
     }
 
     /// Longest-prefix match given the name's prefix hashes (from
-    /// [`prefix_hashes`](super::tlv::prefix_hashes)).
+    /// [`prefix_hashes`]).
     #[inline]
     pub fn lookup_hashes(&self, hashes: &[u64]) -> Option<u16> {
         hashes

@@ -178,9 +178,11 @@ impl RxBatch {
         RxBatch {
             bufs: vec![0; batch * MAX_DATAGRAM],
             lens: vec![0; batch],
-            // SAFETY: all-zero bytes are valid for these plain C structs.
+            // SAFETY: all-zero bytes are a valid `sockaddr_storage` (plain C struct).
             names: vec![unsafe { zeroed() }; batch],
+            // SAFETY: all-zero bytes are a valid `iovec` (null base, zero length).
             iovs: vec![unsafe { zeroed() }; batch],
+            // SAFETY: all-zero bytes are a valid `mmsghdr` (null pointers, zero lengths).
             hdrs: vec![unsafe { zeroed() }; batch],
             n: 0,
             truncated: 0,
@@ -285,10 +287,12 @@ impl TxBatch {
         TxBatch {
             bufs: vec![0; batch * MAX_DATAGRAM],
             lens: vec![0; batch],
-            // SAFETY: all-zero bytes are valid for these plain C structs.
+            // SAFETY: all-zero bytes are a valid `sockaddr_storage` (plain C struct).
             names: vec![unsafe { zeroed() }; batch],
             namelens: vec![0; batch],
+            // SAFETY: all-zero bytes are a valid `iovec` (null base, zero length).
             iovs: vec![unsafe { zeroed() }; batch],
+            // SAFETY: all-zero bytes are a valid `mmsghdr` (null pointers, zero lengths).
             hdrs: vec![unsafe { zeroed() }; batch],
             n: 0,
             sent: 0,

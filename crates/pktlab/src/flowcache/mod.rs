@@ -48,6 +48,11 @@ pub use spc::Spc;
 pub use store::{Layout, Linked, Small, Store};
 pub use tinylfu::TinyLfu;
 
+crate::util::message_error!(
+    /// The error type of the flow-cache module (an inconsistent in-memory trace).
+    FlowcacheError
+);
+
 /// "Never used again" for [`Policy`]'s `next_use` argument.
 pub const NEVER: u64 = u64::MAX;
 

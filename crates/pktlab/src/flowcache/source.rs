@@ -7,6 +7,7 @@
 //! cache itself compares ids, which is exact because ids are unique per 5-tuple). Nothing grows
 //! with the number of packets.
 
+use super::FlowcacheError;
 use crate::io::compact::CompactReader;
 use crate::io::packets::{PacketReader, PacketReport};
 use crate::io::{open_maybe_compressed, IoError};
@@ -75,7 +76,7 @@ impl MemoryTrace {
         keys: impl IntoIterator<Item = FlowKey>,
         ts_ns: Option<Vec<u64>>,
         interval_ns: u64,
-    ) -> Result<MemoryTrace, String> {
+    ) -> Result<MemoryTrace, FlowcacheError> {
         let mut ids: HashMap<FlowKey, u32, BuildHasherDefault<FlowHasher>> = HashMap::default();
         let mut t = MemoryTrace {
             name: name.to_string(),
@@ -100,7 +101,8 @@ impl MemoryTrace {
                         "{name}: {} timestamps for {} packets",
                         ts.len(),
                         t.flow.len()
-                    ));
+                    )
+                    .into());
                 }
                 if let Some(i) = ts.windows(2).position(|w| w[1] < w[0]) {
                     return Err(format!(
@@ -108,7 +110,8 @@ impl MemoryTrace {
                         i + 1,
                         ts[i + 1],
                         ts[i]
-                    ));
+                    )
+                    .into());
                 }
                 ts
             }
@@ -412,8 +415,11 @@ mod tests {
     #[test]
     fn memory_trace_rejects_bad_timestamps() {
         let e = MemoryTrace::new("x", [1, 2, 3].map(key), Some(vec![5, 4, 6]), 1).unwrap_err();
-        assert_eq!(e, "x: packet 1: timestamp 4 is before the previous one (5)");
+        assert_eq!(
+            e.to_string(),
+            "x: packet 1: timestamp 4 is before the previous one (5)"
+        );
         let e = MemoryTrace::new("x", [1, 2].map(key), Some(vec![5]), 1).unwrap_err();
-        assert_eq!(e, "x: 1 timestamps for 2 packets");
+        assert_eq!(e.to_string(), "x: 1 timestamps for 2 packets");
     }
 }

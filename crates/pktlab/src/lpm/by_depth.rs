@@ -9,7 +9,8 @@
 //! **Timer.** Each lookup is bracketed by the time-stamp counter, serialised so the lookup
 //! cannot leak out of the window: `lfence; rdtsc; lfence` before and `rdtscp; lfence` after
 //! (rdtscp waits for the lookup's loads to complete; the fences keep later instructions from
-//! starting early). The window's own cost — the same bracket around an empty body, measured
+//! starting early). RDTSCP is detected at run time (CPUID); without it the closing read is
+//! `lfence; rdtsc; lfence` too. The window's own cost — the same bracket around an empty body, measured
 //! [`CALIBRATION`] times — has its **median** subtracted from every sample (samples never go
 //! below zero). Units are TSC ticks, which on processors with an invariant TSC
 //! (`constant_tsc`) count at the nominal frequency, not the current core clock. Fencing
@@ -74,7 +75,19 @@ pub fn match_depth<A: Address>(rib: &Radix<A>, a: A) -> Option<u8> {
 
 #[cfg(target_arch = "x86_64")]
 mod tsc {
-    use std::arch::x86_64::{__rdtscp, _mm_lfence, _rdtsc};
+    use std::arch::x86_64::{__cpuid, __rdtscp, _mm_lfence, _rdtsc};
+
+    /// True if the CPU has RDTSCP (CPUID leaf 0x8000_0001, EDX bit 27). The standard
+    /// library's `is_x86_feature_detected!` does not know this feature.
+    pub fn has_rdtscp() -> bool {
+        // `__cpuid` is safe on current compilers and `unsafe` on older ones (MSRV).
+        #[allow(unused_unsafe)]
+        // SAFETY: CPUID exists on every x86-64 CPU; leaf 0x8000_0000 gives the highest
+        // extended leaf, and 0x8000_0001 is read only when it exists.
+        unsafe {
+            __cpuid(0x8000_0000).eax >= 0x8000_0001 && (__cpuid(0x8000_0001).edx >> 27) & 1 == 1
+        }
+    }
 
     /// Opens a timing window.
     #[inline(always)]
@@ -88,13 +101,16 @@ mod tsc {
         }
     }
 
-    /// Closes a timing window.
+    /// Closes a timing window: `rdtscp; lfence` when `rdtscp` (the CPU has it, from
+    /// [`has_rdtscp`]), else `lfence; rdtsc; lfence`.
     #[inline(always)]
-    pub fn stop() -> u64 {
+    pub fn stop(rdtscp: bool) -> u64 {
+        if !rdtscp {
+            return start();
+        }
         let mut aux = 0u32;
-        // SAFETY: RDTSCP exists on every x86-64 CPU since AMD K8 and Intel Nehalem (the
-        // standard library cannot detect it at run time); `aux` is a valid place for
-        // TSC_AUX.
+        // SAFETY: the caller detected RDTSCP (`rdtscp` comes from `has_rdtscp`); `aux` is a
+        // valid place for TSC_AUX; lfence is baseline.
         unsafe {
             let t = __rdtscp(&mut aux);
             _mm_lfence();
@@ -108,11 +124,12 @@ mod tsc {
 pub fn timer_overhead(samples: usize) -> Option<u64> {
     #[cfg(target_arch = "x86_64")]
     {
+        let rdtscp = tsc::has_rdtscp();
         let mut v: Vec<u64> = (0..samples.max(1))
             .map(|_| {
                 let t0 = tsc::start();
                 std::hint::black_box(0u32);
-                tsc::stop().wrapping_sub(t0)
+                tsc::stop(rdtscp).wrapping_sub(t0)
             })
             .collect();
         v.sort_unstable();
@@ -140,6 +157,7 @@ pub fn by_depth<A: Address, T: Lpm<A> + ?Sized>(
     #[cfg(target_arch = "x86_64")]
     {
         let overhead = timer_overhead(CALIBRATION)?;
+        let rdtscp = tsc::has_rdtscp();
         // Warm up page tables and the branch predictor on a prefix of the stream.
         let mut checksum = 0u64;
         for a in addrs.iter().take(1 << 16) {
@@ -150,7 +168,7 @@ pub fn by_depth<A: Address, T: Lpm<A> + ?Sized>(
         for &a in addrs {
             let t0 = tsc::start();
             let r = std::hint::black_box(t.lookup(std::hint::black_box(a)));
-            let c = tsc::stop().wrapping_sub(t0).saturating_sub(overhead);
+            let c = tsc::stop(rdtscp).wrapping_sub(t0).saturating_sub(overhead);
             checksum = checksum.wrapping_add(NextHop::raw(r) as u64);
             let b = match_depth(oracle, a).map_or(0, |d| d as usize + 1);
             buckets[b].push(c);
@@ -191,6 +209,25 @@ mod tests {
     use super::*;
     use crate::lpm::{Dxr, Lpm};
     use crate::net::Prefix;
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn rdtscp_is_used_only_where_the_cpu_has_it() {
+        // The kernel's view of CPUID, where there is one.
+        if let Ok(c) = std::fs::read_to_string("/proc/cpuinfo") {
+            if let Some(flags) = c.lines().find(|l| l.starts_with("flags")) {
+                let has = flags.split_whitespace().any(|f| f == "rdtscp");
+                assert_eq!(tsc::has_rdtscp(), has);
+            }
+        }
+        // Both closing reads count forward from the opening one.
+        let t0 = tsc::start();
+        let t1 = tsc::stop(false);
+        assert!(t1 >= t0);
+        if tsc::has_rdtscp() {
+            assert!(tsc::stop(true) >= t1);
+        }
+    }
 
     #[test]
     fn depths_and_percentiles() {

@@ -47,6 +47,12 @@ use std::fmt;
 use std::str::FromStr;
 pub use treebitmap::{TbmConfig, TreeBitmap};
 
+crate::util::message_error!(
+    /// The error type of the LPM module (a configuration name that does not parse, or a
+    /// kernel this CPU cannot run).
+    LpmError
+);
+
 /// Size statistics of an LPM structure, in the paper's terms.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LpmStats {
@@ -82,6 +88,15 @@ pub trait Lpm<A: Address>: Send + Sync {
     fn remove(&mut self, prefix: Prefix<A>) -> Option<NextHop>;
     /// Longest-prefix match of one address.
     fn lookup(&self, addr: A) -> Option<NextHop>;
+    /// Longest-prefix match of a standard-library address of the table's family
+    /// (`Ipv4Addr` for `u32` tables, `Ipv6Addr` for `u128` tables).
+    fn lookup_ip(&self, ip: A::Std) -> Option<NextHop> {
+        self.lookup(A::from_std(ip))
+    }
+    /// Longest-prefix match of any `IpAddr`: `None` for an address of the other family.
+    fn lookup_ip_any(&self, ip: std::net::IpAddr) -> Option<NextHop> {
+        A::from_ip(ip).and_then(|a| self.lookup(a))
+    }
     /// Looks up `addrs[i]` into `out[i]` for every `i < min(addrs.len(), out.len())`.
     fn lookup_batch(&self, addrs: &[A], out: &mut [Option<NextHop>]) {
         for (a, o) in addrs.iter().zip(out.iter_mut()) {

@@ -241,3 +241,26 @@ fn default_route_and_host_routes() {
         assert_eq!(t.lookup(0), Some(nh(3)), "{algo}");
     }
 }
+
+#[test]
+fn lookups_take_std_addresses_and_routes_ipnet_prefixes() {
+    use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+    let nh = |x| NextHop::new(x).unwrap();
+    let nets: [(ipnet::Ipv4Net, u32); 2] = [
+        ("10.0.0.0/8".parse().unwrap(), 1),
+        ("10.1.0.0/16".parse().unwrap(), 2),
+    ];
+    let routes: Vec<(Prefix<u32>, NextHop)> =
+        nets.iter().map(|&(n, h)| (n.into(), nh(h))).collect();
+    let mut t = Poptrie::<u32>::new(PoptrieConfig::default());
+    t.build(&routes);
+    assert_eq!(t.lookup_ip(Ipv4Addr::new(10, 1, 2, 3)), Some(nh(2)));
+    assert_eq!(t.lookup_ip(Ipv4Addr::new(10, 2, 0, 0)), Some(nh(1)));
+    assert_eq!(t.lookup_ip(Ipv4Addr::new(11, 0, 0, 0)), None);
+    assert_eq!(
+        t.lookup_ip_any(IpAddr::V4(Ipv4Addr::new(10, 1, 0, 1))),
+        Some(nh(2))
+    );
+    // An IPv6 address in an IPv4 table matches nothing.
+    assert_eq!(t.lookup_ip_any(IpAddr::V6(Ipv6Addr::LOCALHOST)), None);
+}

@@ -28,6 +28,7 @@
 
 use super::radix::Radix;
 use super::walk::{Cursor, NIL};
+use super::LpmError;
 use super::{prefetch, Lpm, LpmStats};
 use crate::net::{Address, NextHop, Prefix};
 use std::fmt;
@@ -91,10 +92,10 @@ impl fmt::Display for TbmConfig {
 }
 
 impl FromStr for TbmConfig {
-    type Err = String;
+    type Err = crate::lpm::LpmError;
 
     /// Parses `treebitmap` (the default) or `treebitmap<I>` (initial-array bits I ≤ 20).
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, LpmError> {
         let rest = s
             .strip_prefix("treebitmap")
             .ok_or_else(|| format!("not a treebitmap name: {s:?}"))?;
@@ -105,7 +106,7 @@ impl FromStr for TbmConfig {
             .parse()
             .map_err(|_| format!("bad initial-array bits in {s:?}"))?;
         if init > Self::MAX_INIT {
-            return Err(format!("initial-array bits {init} > {}", Self::MAX_INIT));
+            return Err(format!("initial-array bits {init} > {}", Self::MAX_INIT).into());
         }
         Ok(TbmConfig { init })
     }

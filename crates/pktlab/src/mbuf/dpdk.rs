@@ -100,9 +100,9 @@ impl Dpdk {
     pub fn pool(count: u32) -> Pool {
         let mut p = Pool::new(count, OBJ_HEADER + 128 + HEADROOM, DATA_ROOM, true);
         let pool_id = &p as *const Pool as u64;
-        p.init_each(|p, b| {
-            let buf_addr = p.data(b).as_ptr() as u64 - HEADROOM as u64;
-            let m: &mut RteMbuf = p.header_mut(b, OBJ_HEADER);
+        p.init_each(|mut e| {
+            let buf_addr = e.data_addr() as u64 - HEADROOM as u64;
+            let m: &mut RteMbuf = e.header_mut(OBJ_HEADER);
             *m = RteMbuf {
                 buf_addr,
                 buf_iova: buf_addr,

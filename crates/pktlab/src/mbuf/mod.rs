@@ -27,9 +27,14 @@ pub mod pool;
 pub use compact_alloc::CompactAlloc;
 pub use compact_const::CompactConst;
 pub use dpdk::{Dpdk, RteMbuf};
-pub use pool::{Buf, Pool, PoolCache};
+pub use pool::{Buf, ElemInit, Pool, PoolCache};
 
 use std::sync::Arc;
+
+crate::util::message_error!(
+    /// The error type of the buffer module (an unknown metadata layout name).
+    MbufError
+);
 
 /// Bytes of headroom in front of the data room.
 pub const HEADROOM: usize = 128;
@@ -113,15 +118,16 @@ impl MetaKind {
 }
 
 impl std::str::FromStr for MetaKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = MbufError;
+    fn from_str(s: &str) -> Result<Self, MbufError> {
         match s {
             "dpdk" => Ok(MetaKind::Dpdk),
             "compact-alloc" => Ok(MetaKind::CompactAlloc),
             "compact-constant" | "compact-const" => Ok(MetaKind::CompactConst),
             o => Err(format!(
                 "unknown metadata layout {o:?} (known: dpdk, compact-alloc, compact-constant)"
-            )),
+            )
+            .into()),
         }
     }
 }

@@ -14,40 +14,94 @@
 //!   go to the common list directly.
 //! * [`Buf`]: the handle of one element. It is neither `Clone` nor `Copy`: whoever holds a
 //!   `Buf` owns the element, so `&mut Buf` is exclusive access to its bytes and the pool can
-//!   hand out `&mut [u8]` safely across threads.
+//!   hand out `&mut [u8]` safely across threads. A handle carries the id of the pool that
+//!   made it (unique per process), and every access checks it: a `Buf` of another pool
+//!   panics instead of reaching a different arena. A [`PoolCache`] binds to the pool it
+//!   holds elements of, so it cannot fill from one pool and drain into another.
+//!
+//! All sizes are checked at construction (`Pool::new` panics on arithmetic overflow) and
+//! at every header access, so no offset computation wraps in release builds either.
 
 use std::alloc::{alloc_zeroed, dealloc, Layout as AllocLayout};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
+
+/// The id the next pool gets (0 is never used: it marks an unbound [`PoolCache`]).
+static NEXT_POOL_ID: AtomicU32 = AtomicU32::new(1);
+
+/// A fresh pool id; panics after 2^32 − 1 pools (ids must never repeat).
+fn next_pool_id() -> u32 {
+    let id = NEXT_POOL_ID
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |i| i.checked_add(1))
+        .expect("more than 2^32 - 1 buffer pools created in this process");
+    debug_assert!(id != 0);
+    id
+}
 
 /// Cache-line size the pool aligns to.
 pub const LINE: usize = 64;
 
 /// The handle of one pool element (an mbuf, or a metadata block). Owning it is owning the
-/// element; it returns to the pool through [`PoolCache::put_bulk`] / [`Pool::give`].
+/// element; it returns to the pool through [`PoolCache::put_bulk`] / [`Pool::give`]. It
+/// names its pool: using it with another pool panics.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Buf(u32);
+pub struct Buf {
+    idx: u32,
+    pool: u32,
+}
 
 impl Buf {
     /// The element's index in its pool.
     #[inline(always)]
     pub fn index(&self) -> u32 {
-        self.0
+        self.idx
     }
 
-    /// Gives up the handle for its raw index (e.g. to store it in a `Copy` queue entry).
+    /// Gives up the handle for its raw index (e.g. to store it in a `Copy` queue entry);
+    /// [`Buf::from_raw`] with the same pool gets it back.
     #[inline(always)]
     pub fn into_raw(self) -> u32 {
-        self.0
+        self.idx
     }
 
-    /// Rebuilds a handle from [`Buf::into_raw`].
+    /// Id of the pool the handle belongs to (unique per process, never 0).
+    #[inline(always)]
+    pub fn pool_id(&self) -> u32 {
+        self.pool
+    }
+
+    /// Rebuilds a handle from [`Buf::into_raw`] and the [`Buf::pool_id`] of the handle.
     ///
     /// # Safety
-    /// `raw` must come from `into_raw` of a handle of the same pool, and no other `Buf` with
-    /// that index may exist (each `into_raw` is matched by at most one `from_raw`).
+    /// As [`Buf::from_raw`]: `raw` and `pool_id` come from one handle given up with
+    /// `into_raw`, and no other `Buf` with that index exists. (A wrong pair cannot reach
+    /// outside an arena — every access checks the id and the index — but two handles of one
+    /// element alias.)
     #[inline(always)]
-    pub unsafe fn from_raw(raw: u32) -> Buf {
-        Buf(raw)
+    pub unsafe fn from_raw_id(pool_id: u32, raw: u32) -> Buf {
+        Buf {
+            idx: raw,
+            pool: pool_id,
+        }
+    }
+
+    /// Rebuilds a handle of `pool` from [`Buf::into_raw`]. Panics if `raw` is not an element
+    /// of `pool`.
+    ///
+    /// # Safety
+    /// `raw` must come from `into_raw` of a handle of `pool`, and no other `Buf` with that
+    /// index may exist (each `into_raw` is matched by at most one `from_raw`): two handles of
+    /// one element would give two `&mut [u8]` over the same bytes.
+    #[inline(always)]
+    pub unsafe fn from_raw(pool: &Pool, raw: u32) -> Buf {
+        assert!(
+            raw < pool.count,
+            "buffer {raw} is not an element of this pool"
+        );
+        Buf {
+            idx: raw,
+            pool: pool.id,
+        }
     }
 }
 
@@ -59,14 +113,17 @@ pub struct Pool {
     data_off: usize,
     data_room: usize,
     count: u32,
+    /// This pool's id, carried by each of its [`Buf`]s.
+    id: u32,
     // Boxed so that `Pool` itself holds no `UnsafeCell`: a `&Pool` is then read-only to the
     // optimiser, which keeps `base`/`stride` in registers across packet writes.
     common: Box<Mutex<Vec<Buf>>>,
 }
 
 // SAFETY: the arena is only reached through `Buf` handles, which are unique (not Clone/Copy,
-// created only by the pool): a `&mut Buf` gives exclusive access to its element, a `&Buf`
-// shared read access, so threads never race on an element. The free list is behind a Mutex.
+// created only by the pool, checked against the pool's id on every access): a `&mut Buf`
+// gives exclusive access to its element, a `&Buf` shared read access, so threads never race
+// on an element. The free list is behind a Mutex.
 unsafe impl Send for Pool {}
 // SAFETY: as above.
 unsafe impl Sync for Pool {}
@@ -82,13 +139,14 @@ impl std::fmt::Debug for Pool {
     }
 }
 
-/// Rounds `bytes` up to whole lines and, when `spread`, to an odd number of lines.
-fn element_stride(bytes: usize, spread: bool) -> usize {
+/// Rounds `bytes` up to whole lines and, when `spread`, to an odd number of lines; `None` if
+/// that overflows `usize`.
+fn element_stride(bytes: usize, spread: bool) -> Option<usize> {
     let mut lines = bytes.div_ceil(LINE).max(1);
     if spread && lines.is_multiple_of(2) {
         lines += 1;
     }
-    lines * LINE
+    lines.checked_mul(LINE)
 }
 
 impl Pool {
@@ -97,10 +155,14 @@ impl Pool {
     /// (object header, mbuf metadata, headroom). All elements start free and zeroed, and
     /// every page is touched here so that no page fault happens later.
     ///
-    /// Panics if `count` is 0 or the arena does not fit in memory (a setup error).
+    /// Panics if `count` is 0, a size overflows `usize` or the arena does not fit in memory
+    /// (a setup error).
     pub fn new(count: u32, data_off: usize, data_room: usize, spread: bool) -> Pool {
         assert!(count > 0, "a pool needs at least one element");
-        let stride = element_stride(data_off + data_room, spread);
+        let elem = data_off
+            .checked_add(data_room)
+            .expect("pool element size overflows usize");
+        let stride = element_stride(elem, spread).expect("pool element size overflows usize");
         let bytes = stride
             .checked_mul(count as usize)
             .expect("pool size overflows usize");
@@ -113,7 +175,8 @@ impl Pool {
             // SAFETY: `off < bytes`, inside the allocation just made.
             unsafe { base.add(off).write_volatile(0) };
         }
-        let common = (0..count).rev().map(Buf).collect();
+        let id = next_pool_id();
+        let common = (0..count).rev().map(|idx| Buf { idx, pool: id }).collect();
         Pool {
             base,
             alloc,
@@ -121,6 +184,7 @@ impl Pool {
             data_off,
             data_room,
             count,
+            id,
             common: Box::new(Mutex::new(common)),
         }
     }
@@ -147,52 +211,95 @@ impl Pool {
 
     /// Elements currently in the common free list (not counting workers' caches).
     pub fn common_len(&self) -> usize {
-        self.common.lock().map(|c| c.len()).unwrap_or(0)
+        // A panic while the list was locked (a refused foreign handle in `give`) leaves it
+        // whole: every push is of a checked handle.
+        self.common.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 
-    /// Start of element `i`.
+    /// Start of the element of `b`; panics if `b` is not a handle of this pool.
     #[inline(always)]
-    fn elem(&self, i: u32) -> *mut u8 {
-        debug_assert!(i < self.count);
-        // SAFETY: i < count, so the offset stays inside the arena.
+    fn elem(&self, b: &Buf) -> *mut u8 {
+        assert!(
+            b.pool == self.id && b.idx < self.count,
+            "buffer {} of pool {} used with pool {}",
+            b.idx,
+            b.pool,
+            self.id
+        );
+        self.elem_at(b.idx)
+    }
+
+    /// Start of element `i` (`i < count`, checked).
+    #[inline(always)]
+    fn elem_at(&self, i: u32) -> *mut u8 {
+        assert!(i < self.count);
+        // SAFETY: i < count, so `i × stride < count × stride`, the arena's size (which
+        // `new` computed with checked arithmetic): the offset stays inside the allocation.
         unsafe { self.base.add(i as usize * self.stride) }
     }
 
-    /// The data room of `b` (after its header/metadata/headroom), read-only.
+    /// Where the `T` at byte `off` of an element's header starts, relative to the element;
+    /// panics if it does not fit before the data room or is misaligned.
     #[inline(always)]
-    pub fn data<'a>(&'a self, b: &'a Buf) -> &'a [u8] {
-        // SAFETY: the element belongs to the holder of `b` (unique handle); a shared borrow of
-        // `b` excludes a concurrent `&mut` borrow of the same element.
-        unsafe { std::slice::from_raw_parts(self.elem(b.0).add(self.data_off), self.data_room) }
+    fn header_off<T: Plain>(&self, off: usize) -> usize {
+        let end = off.checked_add(std::mem::size_of::<T>());
+        assert!(
+            end.is_some_and(|e| e <= self.data_off),
+            "header field at {off} does not fit in {} bytes",
+            self.data_off
+        );
+        assert!(off.is_multiple_of(std::mem::align_of::<T>()) && std::mem::align_of::<T>() <= LINE);
+        off
     }
 
-    /// The data room of `b`, writable.
+    /// The data room of `b` (after its header/metadata/headroom), read-only. Panics if `b`
+    /// belongs to another pool.
+    #[inline(always)]
+    pub fn data<'a>(&'a self, b: &'a Buf) -> &'a [u8] {
+        let e = self.elem(b);
+        // SAFETY: `b` is an element of this pool (checked in `elem`), whose `data_room` bytes
+        // at `data_off` lie inside the element (`data_off + data_room <= stride`, checked in
+        // `new`). The element belongs to the holder of `b` (unique handle); a shared borrow of
+        // `b` excludes a concurrent `&mut` borrow of the same element.
+        unsafe { std::slice::from_raw_parts(e.add(self.data_off), self.data_room) }
+    }
+
+    /// The data room of `b`, writable. Panics if `b` belongs to another pool.
     #[inline(always)]
     pub fn data_mut<'a>(&'a self, b: &'a mut Buf) -> &'a mut [u8] {
-        // SAFETY: `&mut Buf` is exclusive ownership of the element (handles are unique).
-        unsafe { std::slice::from_raw_parts_mut(self.elem(b.0).add(self.data_off), self.data_room) }
+        let e = self.elem(b);
+        // SAFETY: in bounds as in `data`; `&mut Buf` is exclusive ownership of the element
+        // (handles are unique and checked to be of this pool).
+        unsafe { std::slice::from_raw_parts_mut(e.add(self.data_off), self.data_room) }
     }
 
     /// The `T` stored `off` bytes into element `b` (its header area), writable.
     ///
-    /// Panics (at setup-checked sizes, so never in a correct build) if `T` does not fit
-    /// before the data room or `off` is not aligned for `T`.
+    /// Panics if `b` belongs to another pool, `T` does not fit before the data room or `off`
+    /// is not aligned for `T`.
     #[inline(always)]
     pub fn header_mut<'a, T: Plain>(&'a self, b: &'a mut Buf, off: usize) -> &'a mut T {
-        assert!(off + std::mem::size_of::<T>() <= self.data_off);
-        assert!(off.is_multiple_of(std::mem::align_of::<T>()) && std::mem::align_of::<T>() <= LINE);
-        // SAFETY: in bounds and aligned (checked above; elements are 64-byte aligned), the
-        // element is exclusively ours (`&mut Buf`), and `T: Plain` is valid for any bytes.
-        unsafe { &mut *(self.elem(b.0).add(off) as *mut T) }
+        let off = self.header_off::<T>(off);
+        let e = self.elem(b);
+        // SAFETY: in bounds and aligned (checked in `header_off`; elements are 64-byte
+        // aligned), the element is exclusively ours (`&mut Buf` of this pool), and
+        // `T: Plain` is valid for any bytes.
+        unsafe { &mut *(e.add(off) as *mut T) }
     }
 
     /// The `T` stored `off` bytes into element `b`, read-only (see [`Pool::header_mut`]).
     #[inline(always)]
     pub fn header<'a, T: Plain>(&'a self, b: &'a Buf, off: usize) -> &'a T {
-        assert!(off + std::mem::size_of::<T>() <= self.data_off);
-        assert!(off.is_multiple_of(std::mem::align_of::<T>()) && std::mem::align_of::<T>() <= LINE);
+        let off = self.header_off::<T>(off);
+        let e = self.elem(b);
         // SAFETY: as in `header_mut`, with a shared borrow of the unique handle.
-        unsafe { &*(self.elem(b.0).add(off) as *const T) }
+        unsafe { &*(e.add(off) as *const T) }
+    }
+
+    /// True if `b` is a handle of this pool.
+    #[inline(always)]
+    pub fn owns(&self, b: &Buf) -> bool {
+        b.pool == self.id && b.idx < self.count
     }
 
     /// Takes exactly `n` elements from the common list into `out` (all or nothing).
@@ -206,20 +313,81 @@ impl Pool {
         true
     }
 
-    /// Returns elements to the common list.
+    /// Returns elements to the common list. Panics on a handle of another pool (the
+    /// elements before it are returned).
     pub fn give(&self, bufs: impl IntoIterator<Item = Buf>) {
         let mut c = self.common.lock().unwrap_or_else(|e| e.into_inner());
-        c.extend(bufs);
+        for b in bufs {
+            assert!(
+                self.owns(&b),
+                "buffer {} of pool {} given to pool {}",
+                b.idx,
+                b.pool,
+                self.id
+            );
+            c.push(b);
+        }
         debug_assert!(c.len() <= self.count as usize);
     }
 
-    /// Runs `f` on every element, free or not (setup only: callers must hold no `Buf`s of
-    /// this pool, e.g. to initialise constant header fields before any element is handed out).
-    pub fn init_each(&mut self, mut f: impl FnMut(&Pool, &mut Buf)) {
-        for i in 0..self.count {
-            let mut b = Buf(i);
-            f(self, &mut b);
+    /// Runs `f` on every element, free or not (setup: e.g. to initialise constant header
+    /// fields before any element is handed out).
+    ///
+    /// `f` sees one element at a time through an [`ElemInit`], never a `Buf`: a handle it
+    /// could keep, or swap for one the caller holds, would leave two handles of one element.
+    /// This does not compile:
+    ///
+    /// ```compile_fail
+    /// use pktlab::mbuf::{Buf, Pool};
+    /// let mut pool = Pool::new(2, 64, 64, false);
+    /// let mut mine = Vec::new();
+    /// assert!(pool.take(1, &mut mine));
+    /// pool.init_each(|_p: &Pool, b: &mut Buf| std::mem::swap(b, &mut mine[0]));
+    /// ```
+    pub fn init_each(&mut self, mut f: impl FnMut(ElemInit<'_>)) {
+        // `&mut self`: no `&Pool` exists during the calls, so nothing else reaches an element
+        // (every element access goes through `&Pool`).
+        let this: &Pool = self;
+        for idx in 0..this.count {
+            f(ElemInit { pool: this, idx });
         }
+    }
+}
+
+/// One element during [`Pool::init_each`]: its index, data room and header fields.
+#[derive(Debug)]
+pub struct ElemInit<'a> {
+    pool: &'a Pool,
+    idx: u32,
+}
+
+impl ElemInit<'_> {
+    /// The element's index.
+    pub fn index(&self) -> u32 {
+        self.idx
+    }
+
+    /// Address of the element's data room (e.g. for a DPDK-style `buf_addr` field).
+    pub fn data_addr(&self) -> usize {
+        self.pool.elem_at(self.idx) as usize + self.pool.data_off
+    }
+
+    /// The data room, writable.
+    pub fn data_mut(&mut self) -> &mut [u8] {
+        let e = self.pool.elem_at(self.idx);
+        // SAFETY: in bounds as in `Pool::data`; `init_each` holds the pool exclusively and
+        // hands each element out once, through this `&mut self`.
+        unsafe { std::slice::from_raw_parts_mut(e.add(self.pool.data_off), self.pool.data_room) }
+    }
+
+    /// The `T` at byte `off` of the element's header, writable (checks as
+    /// [`Pool::header_mut`]).
+    pub fn header_mut<T: Plain>(&mut self, off: usize) -> &mut T {
+        let off = self.pool.header_off::<T>(off);
+        let e = self.pool.elem_at(self.idx);
+        // SAFETY: in bounds and aligned (checked in `header_off`), exclusive as in
+        // `data_mut`, and `T: Plain` is valid for any bytes.
+        unsafe { &mut *(e.add(off) as *mut T) }
     }
 }
 
@@ -237,12 +405,25 @@ impl Drop for Pool {
 /// Implement only for `#[repr(C)]` types made of integers (and arrays of them).
 pub unsafe trait Plain: Copy {}
 
-/// A worker's cache of free elements (LIFO), with DPDK's bulk refill/flush rules.
+// SAFETY: integers: every bit pattern is a value, no padding, no pointers.
+unsafe impl Plain for u8 {}
+// SAFETY: as for u8.
+unsafe impl Plain for u16 {}
+// SAFETY: as for u8.
+unsafe impl Plain for u32 {}
+// SAFETY: as for u8.
+unsafe impl Plain for u64 {}
+
+/// A worker's cache of free elements (LIFO), with DPDK's bulk refill/flush rules. It is
+/// bound to the pool it holds elements of: calls with another pool panic until it is empty
+/// again.
 #[derive(Debug)]
 pub struct PoolCache {
     objs: Vec<Buf>,
     size: usize,
     flush: usize,
+    /// Id of the pool the held elements belong to (0: none yet).
+    pool: u32,
 }
 
 impl PoolCache {
@@ -255,6 +436,21 @@ impl PoolCache {
             objs: Vec::with_capacity(flush + size + 1),
             size,
             flush,
+            pool: 0,
+        }
+    }
+
+    /// Binds the cache to `pool` (it may change pools only while empty).
+    #[inline(always)]
+    fn bind(&mut self, pool: &Pool) {
+        if self.pool != pool.id {
+            assert!(
+                self.objs.is_empty(),
+                "pool cache holding elements of pool {} used with pool {}",
+                self.pool,
+                pool.id
+            );
+            self.pool = pool.id;
         }
     }
 
@@ -272,6 +468,7 @@ impl PoolCache {
     /// the common list as needed; false (and nothing taken) if the pool cannot supply them.
     #[inline]
     pub fn get_bulk(&mut self, pool: &Pool, n: usize, out: &mut Vec<Buf>) -> bool {
+        self.bind(pool);
         if n > self.size {
             // Larger than the cache: straight from the common list (DPDK does the same
             // beyond RTE_MEMPOOL_CACHE_MAX_SIZE).
@@ -293,9 +490,15 @@ impl PoolCache {
     }
 
     /// Returns every element of `bufs` (emptied) to the cache, flushing it to the common
-    /// list first if it would pass the flush threshold.
+    /// list first if it would pass the flush threshold. Panics (taking nothing) if an element
+    /// belongs to another pool.
     #[inline]
     pub fn put_bulk(&mut self, pool: &Pool, bufs: &mut Vec<Buf>) {
+        self.bind(pool);
+        assert!(
+            bufs.iter().all(|b| pool.owns(b)),
+            "put_bulk: a buffer of another pool"
+        );
         let n = bufs.len();
         if n > self.flush {
             pool.give(bufs.drain(..));
@@ -309,6 +512,7 @@ impl PoolCache {
 
     /// Returns every element to the common list (end of a worker).
     pub fn flush_all(&mut self, pool: &Pool) {
+        self.bind(pool);
         pool.give(self.objs.drain(..));
     }
 }
@@ -319,10 +523,11 @@ mod tests {
 
     #[test]
     fn strides_are_odd_lines_and_aligned() {
-        assert_eq!(element_stride(64 + 128 + 128 + 2048, true), 37 * 64);
-        assert_eq!(element_stride(128 + 2048, true), 35 * 64);
-        assert_eq!(element_stride(128 + 2048, false), 34 * 64);
-        assert_eq!(element_stride(1, false), 64);
+        assert_eq!(element_stride(64 + 128 + 128 + 2048, true), Some(37 * 64));
+        assert_eq!(element_stride(128 + 2048, true), Some(35 * 64));
+        assert_eq!(element_stride(128 + 2048, false), Some(34 * 64));
+        assert_eq!(element_stride(1, false), Some(64));
+        assert_eq!(element_stride(usize::MAX, false), None);
         let p = Pool::new(8, 128, 2048, true);
         let mut v = Vec::new();
         assert!(p.take(8, &mut v));
@@ -333,6 +538,92 @@ mod tests {
         assert!(!p.take(1, &mut v));
         p.give(v);
         assert_eq!(p.common_len(), 8);
+    }
+
+    /// Runs `f` and tells whether it panicked.
+    fn panics(f: impl FnOnce()) -> bool {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err()
+    }
+
+    #[test]
+    fn a_buf_works_only_on_its_own_pool() {
+        // Two pools of the same shape: index 0 of one must not reach index 0 of the other
+        // (two `&mut [u8]` over one element), nor a larger index of a smaller pool.
+        let a = Pool::new(4, 0, 64, false);
+        let b = Pool::new(4, 0, 64, false);
+        let small = Pool::new(1, 0, 64, false);
+        let mut from_a = Vec::new();
+        assert!(a.take(4, &mut from_a));
+        for x in from_a.iter_mut() {
+            assert!(
+                panics(|| {
+                    let _ = b.data_mut(x);
+                }),
+                "data_mut of a foreign Buf"
+            );
+            assert!(
+                panics(|| {
+                    let _ = small.data(x);
+                }),
+                "data of a foreign Buf"
+            );
+        }
+        assert!(
+            panics(|| b.give(from_a.drain(..1))),
+            "give of a foreign Buf"
+        );
+        assert_eq!(b.common_len(), 4);
+        // The refused handle was consumed: its element is lost to `a`, never owned twice.
+        a.give(from_a.drain(..));
+        assert_eq!(a.common_len(), 3);
+    }
+
+    #[test]
+    fn a_cache_cannot_fill_from_one_pool_and_drain_into_another() {
+        let a = Pool::new(64, 0, 64, false);
+        let b = Pool::new(8, 0, 64, false);
+        let mut c = PoolCache::new(4);
+        let mut held = Vec::new();
+        assert!(c.get_bulk(&a, 2, &mut held));
+        // The cache still holds elements of `a`: using it with `b` is refused, whichever way.
+        assert!(panics(|| {
+            let mut v = Vec::new();
+            c.get_bulk(&b, 1, &mut v);
+        }));
+        let mut c2 = PoolCache::new(4);
+        assert!(c2.get_bulk(&a, 2, &mut Vec::new()));
+        assert!(panics(|| c2.put_bulk(&b, &mut held)));
+        // Elements of `a` put into a cache bound to `b` are refused too.
+        let mut c3 = PoolCache::new(4);
+        let mut from_b = Vec::new();
+        assert!(c3.get_bulk(&b, 1, &mut from_b));
+        let mut from_a = Vec::new();
+        assert!(a.take(1, &mut from_a));
+        assert!(panics(|| c3.put_bulk(&b, &mut from_a)));
+        assert_eq!(b.common_len() + c3.len() + from_b.len(), 8);
+    }
+
+    #[test]
+    fn sizes_that_overflow_are_refused() {
+        // `data_off + data_room` wraps: the arena would be one line while `data` reaches
+        // `data_off` bytes past it.
+        assert!(panics(|| drop(Pool::new(1, usize::MAX - 64, 128, false))));
+        assert!(panics(|| drop(Pool::new(1, 64, usize::MAX - 8, false))));
+        // A stride that cannot be rounded up to whole lines.
+        assert!(panics(|| drop(Pool::new(1, usize::MAX - 2, 1, true))));
+        let mut p = Pool::new(2, 64, 64, false);
+        let mut v = Vec::new();
+        assert!(p.take(1, &mut v));
+        // `off + size_of::<T>()` wraps to 0, which is <= data_off.
+        let off = usize::MAX - 7;
+        assert!(panics(|| {
+            let _ = *p.header::<u64>(&v[0], off);
+        }));
+        assert!(panics(|| *p.header_mut::<u64>(&mut v[0], off) = 1));
+        *p.header_mut::<u64>(&mut v[0], 56) = 7;
+        assert_eq!(*p.header::<u64>(&v[0], 56), 7);
+        p.give(v.drain(..));
+        let _ = &mut p;
     }
 
     #[test]

@@ -30,8 +30,41 @@ impl Family {
 }
 
 /// An IP address viewed as an unsigned integer of `BITS` bits (first address bit = MSB).
+///
+/// Sealed: only `u32` (IPv4) and `u128` (IPv6) implement it. The LPM structures index their
+/// tables without bounds checks on the strength of these two implementations (e.g. that
+/// `top(n) < 2^n`), so a foreign implementation could turn a lookup into an out-of-bounds
+/// read; it does not compile:
+///
+/// ```compile_fail,E0277
+/// use pktlab::net::{Address, Family};
+/// use std::net::{IpAddr, Ipv4Addr};
+/// #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+/// struct Mine(u32);
+/// impl Address for Mine {
+///     const BITS: u32 = 32;
+///     const FAMILY: Family = Family::V4;
+///     const ZERO: Self = Mine(0);
+///     type Std = Ipv4Addr;
+///     fn from_std(a: Ipv4Addr) -> Self { Mine(a.into()) }
+///     fn to_std(self) -> Ipv4Addr { self.0.into() }
+///     fn bit(self, i: u32) -> usize { self.0.bit(i) }
+///     fn bits(self, o: u32, l: u32) -> u32 { self.0.bits(o, l) }
+///     fn mask(l: u32) -> Self { Mine(u32::mask(l)) }
+///     fn shl(self, n: u32) -> Self { Mine(self.0 << n) }
+///     fn top(self, _n: u32) -> u32 { u32::MAX } // a lie the tables would trust
+///     fn and(self, o: Self) -> Self { Mine(self.0 & o.0) }
+///     fn or(self, o: Self) -> Self { Mine(self.0 | o.0) }
+///     fn not(self) -> Self { Mine(!self.0) }
+///     fn wrapping_add(self, n: u64) -> Self { Mine(self.0.wrapping_add(n as u32)) }
+///     fn wrapping_sub(self, n: u64) -> Self { Mine(self.0.wrapping_sub(n as u32)) }
+///     fn fold64(self) -> u64 { self.0 as u64 }
+///     fn from_random(hi: u64, lo: u64) -> Self { Mine(u32::from_random(hi, lo)) }
+///     fn from_ip(ip: IpAddr) -> Option<Self> { u32::from_ip(ip).map(Mine) }
+/// }
+/// ```
 pub trait Address:
-    Copy + Clone + Debug + Eq + Ord + Hash + Default + Send + Sync + 'static
+    sealed::Sealed + Copy + Clone + Debug + Eq + Ord + Hash + Default + Send + Sync + 'static
 {
     /// Number of bits in an address: 32 or 128.
     const BITS: u32;
@@ -74,6 +107,13 @@ pub trait Address:
     fn from_random(hi: u64, lo: u64) -> Self;
     /// The address if `ip` is of this family, else `None`.
     fn from_ip(ip: IpAddr) -> Option<Self>;
+}
+
+mod sealed {
+    /// The supertrait that keeps [`super::Address`] to the two types of this module.
+    pub trait Sealed {}
+    impl Sealed for u32 {}
+    impl Sealed for u128 {}
 }
 
 /// The operations that read the same for both families, spelled once (inside each `impl`):

@@ -198,8 +198,47 @@ impl<A: Address> FromStr for Prefix<A> {
     }
 }
 
+/// `ipnet` prefixes at the edge of the API: a route table can be built from `Ipv4Net` /
+/// `Ipv6Net` values (host bits are cleared, as `ipnet`'s `trunc` does).
+impl From<ipnet::Ipv4Net> for Prefix<u32> {
+    fn from(n: ipnet::Ipv4Net) -> Self {
+        Prefix::new_masked(u32::from(n.addr()), n.prefix_len())
+    }
+}
+
+impl From<ipnet::Ipv6Net> for Prefix<u128> {
+    fn from(n: ipnet::Ipv6Net) -> Self {
+        Prefix::new_masked(u128::from(n.addr()), n.prefix_len())
+    }
+}
+
+impl From<Prefix<u32>> for ipnet::Ipv4Net {
+    fn from(p: Prefix<u32>) -> Self {
+        ipnet::Ipv4Net::new(p.addr().into(), p.len()).expect("a prefix length is at most 32")
+    }
+}
+
+impl From<Prefix<u128>> for ipnet::Ipv6Net {
+    fn from(p: Prefix<u128>) -> Self {
+        ipnet::Ipv6Net::new(p.addr().into(), p.len()).expect("a prefix length is at most 128")
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn ipnet_prefixes_convert_both_ways() {
+        use super::{Ipv4Prefix, Ipv6Prefix};
+        let n: ipnet::Ipv4Net = "10.1.2.3/16".parse().unwrap();
+        let p = Ipv4Prefix::from(n);
+        assert_eq!(p.to_string(), "10.1.0.0/16");
+        assert_eq!(ipnet::Ipv4Net::from(p), n.trunc());
+        let n6: ipnet::Ipv6Net = "2001:db8::1/32".parse().unwrap();
+        let p6 = Ipv6Prefix::from(n6);
+        assert_eq!(p6.to_string(), "2001:db8::/32");
+        assert_eq!(ipnet::Ipv6Net::from(p6), n6.trunc());
+    }
+
     use super::*;
 
     #[test]

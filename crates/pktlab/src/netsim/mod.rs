@@ -14,11 +14,14 @@
 //! allocated per packet once queues and the event heap reached their high-water marks.
 
 pub mod engine;
+mod error;
 pub mod link;
 pub mod scenarios;
 pub mod sink;
 pub mod tcp;
 pub mod udp;
+
+pub use error::NetsimError;
 
 use crate::aqm::AqmPacket;
 

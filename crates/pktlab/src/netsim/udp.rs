@@ -2,6 +2,7 @@
 //! bandwidth from TCP). Datagrams of a fixed size are sent at fixed intervals.
 
 use super::{tx_time, Packet, PktKind, Time};
+use crate::netsim::NetsimError;
 
 /// A CBR source.
 #[derive(Clone, Debug)]
@@ -14,7 +15,7 @@ pub struct CbrSource {
 
 impl CbrSource {
     /// Sends `size`-byte datagrams at `rate_bps` (both positive).
-    pub fn new(flow: u32, size: u32, rate_bps: u64) -> Result<Self, String> {
+    pub fn new(flow: u32, size: u32, rate_bps: u64) -> Result<Self, NetsimError> {
         if size == 0 || rate_bps == 0 {
             return Err("udp: datagram size and rate must be positive".into());
         }

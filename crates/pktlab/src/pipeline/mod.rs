@@ -33,14 +33,19 @@ impl Stages {
     }
 }
 
+crate::util::message_error!(
+    /// The error type of the pipeline module (an unknown stage set or cache policy).
+    PipelineError
+);
+
 impl std::str::FromStr for Stages {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = PipelineError;
+    fn from_str(s: &str) -> Result<Self, PipelineError> {
         match s {
             "io" => Ok(Stages::Io),
             "l3" => Ok(Stages::L3),
             "full" => Ok(Stages::Full),
-            o => Err(format!("unknown stages {o:?} (known: io, l3, full)")),
+            o => Err(format!("unknown stages {o:?} (known: io, l3, full)").into()),
         }
     }
 }

@@ -12,6 +12,7 @@
 //! policy's set exactly: after an insertion, the slot whose key the policy no longer holds
 //! ([`Policy::contains`] is false) takes the new key. No allocation after construction.
 
+use super::PipelineError;
 use crate::flowcache::engine::fits_small;
 use crate::flowcache::{Access, Cache, Fifo, Hpc, Lru, Policy, Random, Rule, Slru, Small, Spc};
 
@@ -228,7 +229,12 @@ impl AnyCache {
     /// A cache of `entries` entries (rounded down to a power-of-two number of sets) for policy
     /// `name` (`lru, slru, hpc1…hpc255, spc, random, fifo`; natural associativity unless
     /// `ways` is given). Errors name the policy.
-    pub fn new(name: &str, entries: usize, ways: Option<usize>, seed: u64) -> Result<Self, String> {
+    pub fn new(
+        name: &str,
+        entries: usize,
+        ways: Option<usize>,
+        seed: u64,
+    ) -> Result<Self, PipelineError> {
         let w = crate::flowcache::policy_ways(name, ways)
             .filter(|_| name != "belady")
             .ok_or_else(|| {
@@ -241,12 +247,13 @@ impl AnyCache {
             r: R,
             sets: usize,
             w: usize,
-        ) -> Result<NextHopCache<SmallCache<R>>, String> {
+        ) -> Result<NextHopCache<SmallCache<R>>, PipelineError> {
             if !fits_small(&r, sets, w) {
                 return Err(format!(
                     "--ways {w}: the data plane's flow cache takes at most {} ways per set",
                     crate::flowcache::engine::SMALL_MAX
-                ));
+                )
+                .into());
             }
             Ok(NextHopCache::new(Cache::new(r, sets, w)))
         }

@@ -53,6 +53,8 @@ pub struct Link {
     frac_ps: u64,
     ps_per_byte: u64,
     owned: Vec<u64>,
+    /// The parked buffers' pool ([`Buf::pool_id`]; 0 until the first `park`).
+    pool: u32,
     /// Packets the discipline dropped.
     pub drops: u64,
 }
@@ -65,6 +67,7 @@ impl Link {
             frac_ps: 0,
             ps_per_byte: (8_000_000_000_000u64 / rate_bps.max(1)).max(1),
             owned: vec![0; (pool_count as usize).div_ceil(64)],
+            pool: 0,
             drops: 0,
         }
     }
@@ -81,9 +84,14 @@ impl Link {
         self.frac_ps = ps % 1000;
     }
 
-    /// Hands `b` to the queue: its raw index, marked owned by the queue.
+    /// Hands `b` to the queue: its raw index, marked owned by the queue. Every buffer parked
+    /// in one link must come from one pool (panics otherwise).
     #[inline(always)]
     pub fn park(&mut self, b: Buf) -> u32 {
+        if self.pool != b.pool_id() {
+            assert!(self.pool == 0, "buffers of two pools parked in one link");
+            self.pool = b.pool_id();
+        }
         let r = b.into_raw();
         let (w, m) = (r as usize / 64, 1u64 << (r % 64));
         assert!(self.owned[w] & m == 0, "buffer {r} queued twice");
@@ -97,9 +105,10 @@ impl Link {
         let (w, m) = (raw as usize / 64, 1u64 << (raw % 64));
         assert!(self.owned[w] & m != 0, "buffer {raw} left the queue twice");
         self.owned[w] &= !m;
-        // SAFETY: `raw` came from `park` (into_raw) and the bitmap shows it has not been
-        // taken back since, so no other `Buf` with this index exists.
-        unsafe { Buf::from_raw(raw) }
+        // SAFETY: `raw` came from `park` (into_raw of a handle of pool `self.pool`, the only
+        // pool parked here) and the bitmap shows it has not been taken back since, so no
+        // other `Buf` with this index exists.
+        unsafe { Buf::from_raw_id(self.pool, raw) }
     }
 
     /// Offers every packet of `pkts` in order: first sends what the link can send by the

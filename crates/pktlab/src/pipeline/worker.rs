@@ -97,6 +97,36 @@ pub struct WorkerParts {
     pub progress: Arc<AtomicU64>,
 }
 
+impl Tables {
+    /// IPv4 routes only (epoch 0).
+    pub fn v4(v4: LpmReader<u32, Poptrie<u32>>) -> Tables {
+        Tables {
+            v4: Some(v4),
+            v6: None,
+            epoch: Arc::new(AtomicU64::new(0)),
+        }
+    }
+}
+
+impl WorkerParts {
+    /// Parts for `stages` over frames of `link` from `pool`: a pool cache of 256 buffers,
+    /// batches of 32, and no routing tables, flow cache or output queue (set those fields for
+    /// the stages that use them).
+    pub fn new(pool: Arc<Pool>, stages: Stages, link: LinkKind) -> WorkerParts {
+        WorkerParts {
+            pool,
+            cache_size: 256,
+            batch: 32,
+            stages,
+            link,
+            tables: None,
+            fcache: None,
+            queue: None,
+            progress: Arc::new(AtomicU64::new(0)),
+        }
+    }
+}
+
 /// Flow-cache lookups of the batch's valid packets; misses go to the LPM lists.
 #[allow(clippy::too_many_arguments)]
 #[inline]
@@ -371,6 +401,12 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
             let (ok, nh) = (self.ok[i], self.nh[i]);
             c.no_route += (ok & (nh == 0)) as u64;
             let fwd = ok & (nh != 0);
+            // A port may hand in any `Buf`: one of another pool must not be rebuilt as one of
+            // this pool below.
+            assert!(
+                self.pool.owns(&b),
+                "rx port returned a buffer of another pool"
+            );
             let r = b.into_raw();
             self.fwd_raw[kf] = r;
             self.fwd_idx[kf] = i as u32;
@@ -379,15 +415,16 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
             kd += !fwd as usize;
         }
         for &r in &self.drop_raw[..kd] {
-            // SAFETY: every raw index taken above is in exactly one of the two live prefixes
-            // (`drop_raw[..kd]`, `fwd_raw[..kf]`), so each is rebuilt exactly once.
-            self.free.push(unsafe { Buf::from_raw(r) });
+            // SAFETY: every raw index taken above is of a handle of `self.pool` (asserted)
+            // and is in exactly one of the two live prefixes (`drop_raw[..kd]`,
+            // `fwd_raw[..kf]`), so each is rebuilt exactly once.
+            self.free.push(unsafe { Buf::from_raw(&self.pool, r) });
         }
         let mut k = 0;
         for j in 0..kf {
             let i = self.fwd_idx[j] as usize;
             // SAFETY: as above.
-            let mut b = unsafe { Buf::from_raw(self.fwd_raw[j]) };
+            let mut b = unsafe { Buf::from_raw(&self.pool, self.fwd_raw[j]) };
             let nh = self.nh[i];
             let len = self.lens[i] as usize;
             forward_rewrite(

@@ -41,6 +41,12 @@ pub use null::{NullRx, NullTx};
 pub use vhost_user::{VhostUserRx, VhostUserTx};
 pub use virtio_user::{VirtioUserRx, VirtioUserTx};
 
+crate::util::message_error!(
+    /// The error type of the port module (a port spec that does not parse, an interface that
+    /// cannot be opened; the message names the port).
+    PortError
+);
+
 /// What a port's burst works with: the shared buffer pool, the calling worker's pool cache
 /// and its metadata layout — passed together so that every port takes one argument for them.
 pub struct Bufs<'a, L: Layout> {
@@ -161,8 +167,8 @@ pub enum TxSpec {
 
 /// The virtio ports of a spec string: `vhost-user:PATH[,client]` or `virtio-user:PATH`
 /// (an error for an empty path).
-fn virtio_spec(s: &str) -> Option<Result<Result<VhostSpec, PathBuf>, String>> {
-    let empty = |k: &str| Err(format!("port {s:?}: {k} needs a socket path"));
+fn virtio_spec(s: &str) -> Option<Result<Result<VhostSpec, PathBuf>, PortError>> {
+    let empty = |k: &str| Err(format!("port {s:?}: {k} needs a socket path").into());
     if let Some(p) = s.strip_prefix("vhost-user:") {
         let (p, client) = match p.strip_suffix(",client") {
             Some(p) => (p, true),
@@ -193,20 +199,18 @@ impl std::fmt::Display for VhostSpec {
 }
 
 /// The interface name of `afpacket:IFACE` (an error for an empty name).
-fn afpacket_name(s: &str) -> Option<Result<String, String>> {
+fn afpacket_name(s: &str) -> Option<Result<String, PortError>> {
     let i = s.strip_prefix("afpacket:")?;
     Some(if i.is_empty() {
-        Err(format!(
-            "port {s:?}: afpacket:IFACE needs an interface name"
-        ))
+        Err(format!("port {s:?}: afpacket:IFACE needs an interface name").into())
     } else {
         Ok(i.to_string())
     })
 }
 
 impl std::str::FromStr for RxSpec {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = PortError;
+    fn from_str(s: &str) -> Result<Self, PortError> {
         if s == "synthetic" {
             return Ok(RxSpec::Synthetic);
         }
@@ -216,7 +220,8 @@ impl std::str::FromStr for RxSpec {
                 _ => Err(format!(
                     "rx port {s:?}: null:LEN needs 14 <= LEN <= {}",
                     crate::mbuf::DATA_ROOM
-                )),
+                )
+                .into()),
             };
         }
         if let Some(p) = s.strip_prefix("pcap:") {
@@ -230,13 +235,14 @@ impl std::str::FromStr for RxSpec {
         }
         Err(format!(
             "unknown rx port {s:?} (known: pcap:PATH, synthetic, null:LEN, afpacket:IFACE, vhost-user:PATH[,client], virtio-user:PATH)"
-        ))
+        )
+        .into())
     }
 }
 
 impl std::str::FromStr for TxSpec {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = PortError;
+    fn from_str(s: &str) -> Result<Self, PortError> {
         if s == "null" || s.starts_with("null:") {
             return Ok(TxSpec::Null);
         }
@@ -251,7 +257,8 @@ impl std::str::FromStr for TxSpec {
         }
         Err(format!(
             "unknown tx port {s:?} (known: null, pcap:PATH, afpacket:IFACE, vhost-user:PATH[,client], virtio-user:PATH)"
-        ))
+        )
+        .into())
     }
 }
 
@@ -401,6 +408,7 @@ mod tests {
         assert!("eth0"
             .parse::<RxSpec>()
             .unwrap_err()
+            .to_string()
             .contains("unknown rx port"));
         assert_eq!("null".parse(), Ok(TxSpec::Null));
         assert_eq!("pcap:o.pcap".parse(), Ok(TxSpec::Pcap("o.pcap".into())));
@@ -415,6 +423,7 @@ mod tests {
         assert!("afpacket:"
             .parse::<TxSpec>()
             .unwrap_err()
+            .to_string()
             .contains("interface name"));
         let v = |p: &str, client| VhostSpec {
             path: p.into(),
@@ -435,10 +444,12 @@ mod tests {
         assert!("vhost-user:"
             .parse::<RxSpec>()
             .unwrap_err()
+            .to_string()
             .contains("socket path"));
         assert!("virtio-user:"
             .parse::<TxSpec>()
             .unwrap_err()
+            .to_string()
             .contains("socket path"));
         for s in ["vhost-user:/s/b.sock,client", "virtio-user:/x"] {
             assert_eq!(s.parse::<RxSpec>().unwrap().to_string(), s);

@@ -100,11 +100,16 @@ pub fn unix_ms() -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
+crate::util::message_error!(
+    /// The error type of the live CCN module (a face address that does not parse).
+    LiveError
+);
+
 /// Parses a face address `udp:ADDR:PORT` (or plain `ADDR:PORT`; IPv6 as `udp:[::1]:PORT`).
-pub fn parse_face(s: &str) -> Result<SocketAddr, String> {
+pub fn parse_face(s: &str) -> Result<SocketAddr, LiveError> {
     let a = s.strip_prefix("udp:").unwrap_or(s);
     a.parse()
-        .map_err(|_| format!("{s:?}: expected udp:ADDR:PORT (e.g. udp:127.0.0.1:9695)"))
+        .map_err(|_| format!("{s:?}: expected udp:ADDR:PORT (e.g. udp:127.0.0.1:9695)").into())
 }
 
 /// A log-linear histogram of microsecond values: exact below 64, then 16 sub-buckets per power
@@ -240,6 +245,7 @@ mod tests {
         assert!(parse_face("udp:[::1]:9695").is_ok());
         assert!(parse_face("tcp:1.2.3.4")
             .unwrap_err()
+            .to_string()
             .contains("udp:ADDR:PORT"));
     }
 }

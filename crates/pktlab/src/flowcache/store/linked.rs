@@ -13,6 +13,8 @@ use crate::lpm::prefetch;
 const PREFETCH_MIN_SLOTS: usize = 1 << 16;
 /// Requests between prefetch stages ([`Store::prefetch`]).
 const PREFETCH_DISTANCE: usize = 4;
+/// The `prev` link of a free slot: marks it dead, so a stale handle is refused.
+const FREED: u32 = NIL - 1;
 
 /// A slot's key and list links, side by side (one cache line per node touched).
 #[derive(Clone, Copy, Debug)]
@@ -28,10 +30,13 @@ struct Node {
 /// lists, the hand, the heap and the index's values) is either [`NIL`] or below the number of
 /// slots, `sets × (ways + ghosts)`, which is the length of every `SlotVec`: they are built at
 /// that length (`hpos` only with [`Layout::heap`], the only case in which it is read) and
-/// only ever store slots taken from those same places. [`NIL`] is tested before a link is
-/// followed, and handles passed in through [`Store`] methods are checked once at the entry
-/// ([`Linked::check`]). The per-access check of a `Vec` was about 30 % of the instructions of
-/// a fully associative ARC or LRU request.
+/// only ever store slots taken from those same places ([`FREED`], the `prev` of a free
+/// slot, is a mark that is never followed: free slots are never linked). [`NIL`] is tested
+/// before a link is followed (or asserted absent where the lists' shape implies it), and
+/// handles passed in through [`Store`] methods are checked once at the entry
+/// ([`Linked::check`]: a live slot of that set), so a stale handle cannot relink a free slot
+/// and make the lists point at [`NIL`]. The per-access check of a `Vec` was about 30 % of the
+/// instructions of a fully associative ARC or LRU request.
 #[derive(Clone, Debug)]
 struct SlotVec<T>(Box<[T]>);
 
@@ -194,6 +199,7 @@ impl<M: Copy + Default + Ord> Linked<M> {
             &mut self.free
         };
         self.nodes[s].next = pool[set];
+        self.nodes[s].prev = FREED;
         pool[set] = s;
     }
     /// Moves slot `s` into queue `q`, re-allocating when it crosses between the resident and
@@ -219,6 +225,7 @@ impl<M: Copy + Default + Ord> Linked<M> {
             (&mut self.free_ghost, &mut self.free)
         };
         self.nodes[s].next = src[set];
+        self.nodes[s].prev = FREED;
         src[set] = s;
         let t = dst[set];
         assert!(t != NIL, "cache store: set {set} queue {q} overfull");
@@ -245,7 +252,13 @@ impl<M: Copy + Default + Ord> Linked<M> {
         let Node {
             prev: p, next: n, ..
         } = self.nodes[s];
-        // `s` is not the head, so it has a predecessor.
+        // `s` (a live slot of the set's only queue, checked by the caller) is not the head,
+        // so the queue is not empty and `s` has a predecessor; asserted all the same, as
+        // `SlotVec` must never see `NIL`.
+        assert!(
+            p != NIL && head != NIL,
+            "cache store: set {set} lists corrupt"
+        );
         self.nodes[p].next = n;
         if n == NIL {
             self.tails[set] = p;
@@ -270,6 +283,7 @@ impl<M: Copy + Default + Ord> Linked<M> {
             return;
         }
         let b = self.tails[set];
+        assert!(b != NIL, "cache store: set {set} lists corrupt");
         self.index.remove(self.nodes[b].key);
         self.nodes[b].key = key;
         self.meta[b] = m;
@@ -277,13 +291,29 @@ impl<M: Copy + Default + Ord> Linked<M> {
         self.move_front0(set, b);
     }
 
-    /// A handle from a caller must name a slot ([`SlotVec`]'s invariant).
+    /// A handle from a caller must name a live slot of `set` ([`SlotVec`]'s invariant, and
+    /// what keeps the lists whole): a removed entry's handle, one of another set or an
+    /// out-of-range number panics.
     #[inline(always)]
-    fn check(&self, h: u32) {
+    fn check(&self, set: usize, h: u32) {
         assert!(
-            (h as usize) < self.nodes.len(),
-            "cache store: bad handle {h}"
+            self.live_in(set, h),
+            "cache store: bad handle {h} for set {set}"
         );
+    }
+
+    /// True if `h` is a slot of `set` (resident or ghost) that holds an entry.
+    #[inline(always)]
+    fn live_in(&self, set: usize, h: u32) -> bool {
+        let Layout {
+            sets, ways, ghosts, ..
+        } = self.layout;
+        let h = h as usize;
+        // `set < sets`, so none of these products overflows (`build` checked the total).
+        set < sets
+            && ((h >= set * ways && h < (set + 1) * ways)
+                || (h >= sets * ways + set * ghosts && h < sets * ways + (set + 1) * ghosts))
+            && self.nodes[h as u32].prev != FREED
     }
 
     #[inline(always)]
@@ -368,7 +398,7 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Linked<M> {
         let (sets, ways, ghosts) = (layout.sets, layout.ways, layout.ghosts);
         let res = sets * ways;
         let total = res + sets * ghosts;
-        assert!(total < NIL as usize, "cache store: too many entries");
+        assert!(total < FREED as usize, "cache store: too many entries");
         // Free lists: each set's resident slots, then its ghost slots, chained in order.
         let mut next = vec![NIL; total];
         for s in 0..sets {
@@ -388,7 +418,7 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Linked<M> {
                 .into_iter()
                 .map(|n| Node {
                     key: 0,
-                    prev: NIL,
+                    prev: FREED,
                     next: n,
                 })
                 .collect::<Vec<_>>()
@@ -435,13 +465,13 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Linked<M> {
         self.index.get(key)
     }
     #[inline(always)]
-    fn key(&self, _set: usize, h: u32) -> u64 {
-        self.check(h);
+    fn key(&self, set: usize, h: u32) -> u64 {
+        self.check(set, h);
         self.nodes[h].key
     }
     #[inline(always)]
-    fn queue(&self, _set: usize, h: u32) -> usize {
-        self.check(h);
+    fn queue(&self, set: usize, h: u32) -> usize {
+        self.check(set, h);
         self.queue[h] as usize
     }
     #[inline(always)]
@@ -459,25 +489,25 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Linked<M> {
         (t != NIL).then_some(t)
     }
     #[inline(always)]
-    fn prev(&self, _set: usize, h: u32) -> Option<u32> {
-        self.check(h);
+    fn prev(&self, set: usize, h: u32) -> Option<u32> {
+        self.check(set, h);
         let p = self.nodes[h].prev;
         (p != NIL).then_some(p)
     }
     #[inline(always)]
-    fn next(&self, _set: usize, h: u32) -> Option<u32> {
-        self.check(h);
+    fn next(&self, set: usize, h: u32) -> Option<u32> {
+        self.check(set, h);
         let n = self.nodes[h].next;
         (n != NIL).then_some(n)
     }
     #[inline(always)]
-    fn meta(&self, _set: usize, h: u32) -> M {
-        self.check(h);
+    fn meta(&self, set: usize, h: u32) -> M {
+        self.check(set, h);
         self.meta[h]
     }
     #[inline(always)]
     fn set_meta(&mut self, set: usize, h: u32, m: M) {
-        self.check(h);
+        self.check(set, h);
         let old = std::mem::replace(&mut self.meta[h], m);
         if self.layout.heap {
             let i = self.hpos[h] as usize;
@@ -490,20 +520,20 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Linked<M> {
     }
     #[inline(always)]
     fn move_front(&mut self, set: usize, h: u32, q: usize) -> u32 {
-        self.check(h);
+        self.check(set, h);
         let s = self.rehome(set, h, q);
         self.link_front(set, s, q);
         s
     }
     #[inline(always)]
     fn move_back(&mut self, set: usize, h: u32, q: usize) -> u32 {
-        self.check(h);
+        self.check(set, h);
         let s = self.rehome(set, h, q);
         self.link_back(set, s, q);
         s
     }
     fn swap_prev(&mut self, set: usize, h: u32) {
-        self.check(h);
+        self.check(set, h);
         let p = self.nodes[h].prev;
         if p == NIL {
             return;
@@ -537,7 +567,7 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Linked<M> {
     }
     #[inline(always)]
     fn replace(&mut self, set: usize, h: u32, key: u64, m: M) {
-        self.check(h);
+        self.check(set, h);
         self.index.remove(self.nodes[h].key);
         self.nodes[h].key = key;
         self.index.insert(key, h);
@@ -545,7 +575,7 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Linked<M> {
     }
     #[inline(always)]
     fn remove(&mut self, set: usize, h: u32) {
-        self.check(h);
+        self.check(set, h);
         if self.hand[set] == h {
             self.hand[set] = self.nodes[h].prev;
         }
@@ -568,7 +598,7 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Linked<M> {
     #[inline(always)]
     fn set_hand(&mut self, set: usize, h: Option<u32>) {
         if let Some(h) = h {
-            self.check(h);
+            self.check(set, h);
         }
         self.hand[set] = h.unwrap_or(NIL);
         if let (true, Some(h)) = (self.prefetch, h) {
@@ -614,9 +644,11 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Linked<M> {
     }
     #[inline(always)]
     fn touch(&mut self, set: usize, key: u64) -> bool {
-        debug_assert!(self.one_queue() && self.hand[set] == NIL);
+        assert!(self.one_queue(), "touch needs a one-queue layout");
+        debug_assert!(self.hand[set] == NIL);
         match self.index.get(key) {
             Some(h) => {
+                self.check(set, h);
                 self.move_front0(set, h);
                 true
             }
@@ -625,7 +657,8 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Linked<M> {
     }
     #[inline(always)]
     fn insert_front(&mut self, set: usize, key: u64, m: M) {
-        debug_assert!(self.one_queue() && self.hand[set] == NIL);
+        assert!(self.one_queue(), "insert_front needs a one-queue layout");
+        debug_assert!(self.hand[set] == NIL);
         self.insert_front0(set, key, m);
     }
     #[inline(always)]
@@ -637,8 +670,8 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Linked<M> {
         hit
     }
     #[inline(always)]
-    fn prefetch_remove(&self, _set: usize, h: u32) {
-        self.check(h);
+    fn prefetch_remove(&self, set: usize, h: u32) {
+        self.check(set, h);
         if !self.prefetch {
             return;
         }
@@ -655,5 +688,86 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Linked<M> {
     }
     fn slot(&self, _set: usize, h: u32) -> u32 {
         h
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs `f` and tells whether it panicked.
+    fn panics(f: impl FnOnce()) -> bool {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err()
+    }
+
+    #[test]
+    fn a_stale_handle_is_refused() {
+        // The sequence insert_front, move_front, touch, remove, then the removed handle again.
+        let mut s = Linked::<u8>::build(Layout::plain(1, 4, 1));
+        s.insert_front(0, 10, 0);
+        s.insert_front(0, 11, 0);
+        let h = s.find(0, 10).expect("10 is cached");
+        assert_eq!(s.move_front(0, h, 0), h);
+        assert!(s.touch(0, 11));
+        s.remove(0, h);
+        assert!(!s.touch(0, 10));
+        assert!(panics(|| s.remove(0, h)), "remove of a removed handle");
+        assert!(
+            panics(|| {
+                let _ = s.move_front(0, h, 0);
+            }),
+            "move of a removed handle"
+        );
+        assert!(
+            panics(|| s.swap_prev(0, h)),
+            "swap_prev of a removed handle"
+        );
+        assert!(
+            panics(|| s.set_meta(0, h, 1)),
+            "set_meta of a removed handle"
+        );
+        assert!(
+            panics(|| s.set_hand(0, Some(h))),
+            "hand on a removed handle"
+        );
+        // The store still works: 11 is the only entry, and the slot is reused.
+        assert_eq!(s.len(0, 0), 1);
+        assert!(s.touch(0, 11));
+        s.insert_front(0, 12, 0);
+        assert_eq!(s.len(0, 0), 2);
+        assert_eq!(s.front(0, 0).map(|h| s.key(0, h)), Some(12));
+    }
+
+    #[test]
+    fn a_handle_of_another_set_is_refused() {
+        let mut s = Linked::<u8>::build(Layout::plain(2, 2, 1));
+        s.insert_front(0, 1, 0);
+        let h = s.find(0, 1).expect("1 is cached");
+        assert!(panics(|| {
+            let _ = s.move_front(1, h, 0);
+        }));
+        assert!(panics(|| s.remove(1, h)));
+        assert_eq!(s.len(0, 0), 1);
+        assert_eq!(s.len(1, 0), 0);
+    }
+
+    #[test]
+    fn the_one_queue_fast_paths_refuse_other_layouts() {
+        // `touch` on a two-queue layout would walk queue 0's list for an entry of queue 1.
+        let mut s = Linked::<u8>::build(Layout::plain(1, 4, 2));
+        s.push_front(0, 1, 5, 0);
+        assert!(panics(|| {
+            let _ = s.touch(0, 5);
+        }));
+        assert!(panics(|| s.insert_front(0, 6, 0)));
+        assert_eq!(s.len(0, 1), 1);
+    }
+
+    #[test]
+    fn a_handle_out_of_range_is_refused() {
+        let mut s = Linked::<u8>::build(Layout::plain(1, 2, 1));
+        for h in [2, 3, NIL - 1, NIL] {
+            assert!(panics(|| s.remove(0, h)), "handle {h}");
+        }
     }
 }

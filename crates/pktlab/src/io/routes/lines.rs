@@ -2,6 +2,7 @@
 //! `#` comments, positions and UTF-8 checks; the split of a line into prefix and columns; the
 //! other-family test; and the next-hop id column.
 
+use super::FieldError;
 use super::ReadReport;
 use crate::io::IoError;
 use crate::net::{Address, Family, NextHop, Prefix};
@@ -27,12 +28,12 @@ pub(super) type PrefixColumn<'l, A> = (Prefix<A>, Option<&'l str>);
 /// the other family.
 pub(super) fn prefix_and_column<A: Address>(
     line: &str,
-) -> Result<Option<PrefixColumn<'_, A>>, String> {
+) -> Result<Option<PrefixColumn<'_, A>>, FieldError> {
     let mut it = line.split_ascii_whitespace();
     let ptok = it.next().ok_or_else(|| "empty line".to_string())?;
     let col2 = it.next();
     if let Some(extra) = it.next() {
-        return Err(format!("unexpected extra field {extra:?}"));
+        return Err(format!("unexpected extra field {extra:?}").into());
     }
     if is_other_family::<A>(ptok) {
         return Ok(None);
@@ -43,13 +44,13 @@ pub(super) fn prefix_and_column<A: Address>(
 
 /// Parses a positive next-hop id no larger than [`NextHop::MAX`] from the column `which`
 /// (`"second"`, `"third"`).
-pub(super) fn parse_nexthop_id(tok: Option<&str>, which: &str) -> Result<NextHop, String> {
+pub(super) fn parse_nexthop_id(tok: Option<&str>, which: &str) -> Result<NextHop, FieldError> {
     let tok =
         tok.ok_or_else(|| format!("missing next hop (scheme file needs a {which} column)"))?;
     tok.parse::<u32>()
         .ok()
         .and_then(NextHop::new)
-        .ok_or_else(|| format!("next hop {tok:?} is not an integer in 1..={}", NextHop::MAX))
+        .ok_or_else(|| format!("next hop {tok:?} is not an integer in 1..={}", NextHop::MAX).into())
 }
 
 /// Feeds every non-blank line of `r` (with any `#` comment removed and whitespace trimmed)

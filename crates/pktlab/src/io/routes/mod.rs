@@ -28,6 +28,12 @@ pub mod updates;
 
 pub use updates::{read_updates, read_updates_from};
 
+crate::util::message_error!(
+    /// The error type of one route line's fields (a next hop or ASN that does not parse);
+    /// the readers add the file and line.
+    FieldError
+);
+
 use super::nexthop::NextHopScheme;
 use super::{decompress, open_maybe_compressed, peek_stream, IoError};
 use crate::net::{Address, NextHop, Prefix};
@@ -300,7 +306,7 @@ fn read_decompressed<A: Address>(
                 }
             }
             Ok(None) => report.other_family += 1,
-            Err(msg) => report.skip_line(lineno, &msg),
+            Err(msg) => report.skip_line(lineno, &msg.to_string()),
         }
         Ok(())
     })?;

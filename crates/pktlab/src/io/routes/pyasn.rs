@@ -2,6 +2,7 @@
 //! header/comment lines. The ASN maps to a next hop by `asn:N` or, under `file`, is itself
 //! the next-hop id (AS0 and ASNs above [`NextHop::MAX`] are refused then).
 
+use super::FieldError;
 use crate::io::nexthop::{asn_nexthop, hash_nexthop, NextHopScheme};
 use crate::net::{Address, NextHop, Prefix};
 
@@ -23,7 +24,7 @@ pub(super) fn looks_like_pyasn(line: &str) -> bool {
 }
 
 /// Parses an AS number (`0..=u32::MAX`, an optional `AS` prefix is accepted).
-fn parse_asn(tok: Option<&str>) -> Result<u32, String> {
+fn parse_asn(tok: Option<&str>) -> Result<u32, FieldError> {
     let tok = tok.ok_or_else(|| "missing ASN column".to_string())?;
     let digits = tok
         .strip_prefix("AS")
@@ -31,7 +32,7 @@ fn parse_asn(tok: Option<&str>) -> Result<u32, String> {
         .unwrap_or(tok);
     digits
         .parse::<u32>()
-        .map_err(|_| format!("ASN {tok:?} is not an integer in 0..=4294967295"))
+        .map_err(|_| format!("ASN {tok:?} is not an integer in 0..=4294967295").into())
 }
 
 /// The next hop of a pyasn route with prefix `p` and ASN column `col2`.
@@ -39,7 +40,7 @@ pub(super) fn nexthop<A: Address>(
     p: &Prefix<A>,
     col2: Option<&str>,
     scheme: NextHopScheme,
-) -> Result<NextHop, String> {
+) -> Result<NextHop, FieldError> {
     Ok(match scheme {
         NextHopScheme::Hash(n) => hash_nexthop(p, n),
         NextHopScheme::File => {

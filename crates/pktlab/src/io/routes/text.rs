@@ -4,6 +4,7 @@
 //! refused.
 
 use super::lines::parse_nexthop_id;
+use super::FieldError;
 use crate::io::nexthop::{hash_nexthop, NextHopScheme};
 use crate::net::{Address, NextHop, Prefix};
 
@@ -12,11 +13,11 @@ pub(super) fn nexthop<A: Address>(
     p: &Prefix<A>,
     col2: Option<&str>,
     scheme: NextHopScheme,
-) -> Result<NextHop, String> {
+) -> Result<NextHop, FieldError> {
     match scheme {
         NextHopScheme::Hash(n) => Ok(hash_nexthop(p, n)),
         NextHopScheme::File => parse_nexthop_id(col2, "second"),
-        NextHopScheme::Asn(_) => Err("asn:N needs an ASN column".to_string()),
+        NextHopScheme::Asn(_) => Err("asn:N needs an ASN column".into()),
     }
 }
 

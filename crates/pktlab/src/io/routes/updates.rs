@@ -4,7 +4,7 @@
 
 use super::lines::{for_each_line, is_other_family, parse_nexthop_id};
 use super::mrt::looks_like_mrt;
-use super::{ReadReport, Update};
+use super::{FieldError, ReadReport, Update};
 use crate::io::nexthop::{hash_nexthop, NextHopScheme};
 use crate::io::{decompress, open_maybe_compressed, peek_stream, IoError};
 use crate::net::{Address, Prefix};
@@ -84,7 +84,7 @@ fn read_decompressed<A: Address>(
         match parse_line::<A>(line, scheme) {
             Ok(Some(u)) => updates.push(u),
             Ok(None) => report.other_family += 1,
-            Err(msg) => report.skip_line(lineno, &msg),
+            Err(msg) => report.skip_line(lineno, &msg.to_string()),
         }
         Ok(())
     })?;
@@ -97,24 +97,27 @@ fn read_decompressed<A: Address>(
 }
 
 /// Parses one update line (comment stripped, not blank); `Ok(None)` = other family.
-fn parse_line<A: Address>(line: &str, scheme: NextHopScheme) -> Result<Option<Update<A>>, String> {
+fn parse_line<A: Address>(
+    line: &str,
+    scheme: NextHopScheme,
+) -> Result<Option<Update<A>>, FieldError> {
     let mut it = line.split_ascii_whitespace();
     let kind = it.next().ok_or_else(|| "empty line".to_string())?;
     let withdraw = match kind {
         "A" | "a" => false,
         "W" | "w" => true,
-        _ => return Err(format!("expected 'A' or 'W', found {kind:?}")),
+        _ => return Err(format!("expected 'A' or 'W', found {kind:?}").into()),
     };
     let ptok = it
         .next()
         .ok_or_else(|| format!("missing prefix after {kind:?}"))?;
     let col3 = it.next();
     if let Some(extra) = it.next() {
-        return Err(format!("unexpected extra field {extra:?}"));
+        return Err(format!("unexpected extra field {extra:?}").into());
     }
     if withdraw {
         if let Some(extra) = col3 {
-            return Err(format!("unexpected extra field {extra:?} after withdrawal"));
+            return Err(format!("unexpected extra field {extra:?} after withdrawal").into());
         }
     }
     if is_other_family::<A>(ptok) {
@@ -127,7 +130,7 @@ fn parse_line<A: Address>(line: &str, scheme: NextHopScheme) -> Result<Option<Up
     let nh = match scheme {
         NextHopScheme::Hash(n) => hash_nexthop(&p, n),
         NextHopScheme::File => parse_nexthop_id(col3, "third")?,
-        NextHopScheme::Asn(_) => return Err("asn:N needs an ASN column".to_string()),
+        NextHopScheme::Asn(_) => return Err("asn:N needs an ASN column".into()),
     };
     Ok(Some(Update::Announce(p, nh)))
 }

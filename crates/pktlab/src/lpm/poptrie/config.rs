@@ -1,6 +1,7 @@
 //! Which Poptrie to build: the paper's variants, the lookup kernels, the configuration
 //! string (`poptrie18-leafvec:avx2`).
 
+use crate::lpm::LpmError;
 use std::fmt;
 use std::str::FromStr;
 
@@ -98,9 +99,9 @@ impl Kernel {
 }
 
 impl FromStr for Kernel {
-    type Err = String;
+    type Err = crate::lpm::LpmError;
 
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, LpmError> {
         Ok(match s {
             "auto" => Kernel::Auto,
             "generic" => Kernel::Generic,
@@ -110,7 +111,8 @@ impl FromStr for Kernel {
             _ => {
                 return Err(format!(
                     "unknown poptrie kernel {s:?} (auto, generic, popcnt, avx2, avx512)"
-                ))
+                )
+                .into())
             }
         })
     }
@@ -177,19 +179,18 @@ impl fmt::Display for PoptrieConfig {
 }
 
 impl FromStr for PoptrieConfig {
-    type Err = String;
+    type Err = crate::lpm::LpmError;
 
     /// Parses `poptrie<S>`, `poptrie<S>-basic` or `poptrie<S>-leafvec`, optionally followed by
     /// `@KERNEL` (generic, popcnt, avx2, avx512, auto); a kernel this CPU lacks is an error.
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, LpmError> {
         let (s, kernel) = match s.split_once('@') {
             Some((name, k)) => {
                 let k: Kernel = k.parse()?;
                 if !k.supported() {
-                    return Err(format!(
-                        "{s}: this CPU cannot run the {} kernel",
-                        k.as_str()
-                    ));
+                    return Err(
+                        format!("{s}: this CPU cannot run the {} kernel", k.as_str()).into(),
+                    );
                 }
                 (name, k)
             }
@@ -209,7 +210,7 @@ impl FromStr for PoptrieConfig {
             .parse()
             .map_err(|_| format!("bad direct-pointing bits in {s:?}"))?;
         if bits > Self::MAX_S {
-            return Err(format!("direct-pointing bits {bits} > {}", Self::MAX_S));
+            return Err(format!("direct-pointing bits {bits} > {}", Self::MAX_S).into());
         }
         Ok(PoptrieConfig {
             s: bits,

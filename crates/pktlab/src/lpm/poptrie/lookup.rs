@@ -24,7 +24,7 @@ impl<A: Address> Poptrie<A> {
         if d & DIR_LEAF != 0 {
             return d & !DIR_LEAF;
         }
-        // SAFETY (this and the two reads below): the structure's invariant, kept by `pack`
+        // SAFETY: (this and the two reads below) the structure's invariant, kept by `pack`
         // and `store_dir`: a direct-pointing entry without DIR_LEAF is a live node index; a
         // node's set `vector` bits have their children at `base1 ..`, one per bit, and its
         // leaf slots have their leaves at `base0 ..`, the first leaf slot always carrying a

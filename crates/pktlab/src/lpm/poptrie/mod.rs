@@ -301,12 +301,13 @@ impl<A: Address> Lpm<A> for Poptrie<A> {
         match self.kernel {
             Kernel::Avx512 if self.t.nodes.items.len() < simd::MAX_NODES => {
                 // SAFETY: the kernel was resolved on this CPU, which therefore has AVX-512
-                // F/VL/BW (and VPOPCNTDQ when `vpopcnt`); the node count was checked.
+                // F/VL/BW; `vpopcnt` is `has_vpopcnt()`, run-time detection of VPOPCNTDQ
+                // (tests may only clear it); the node count was checked.
                 unsafe {
                     if self.vpopcnt {
-                        simd::batch_avx512::<A, true>(self, addrs, out)
+                        simd::batch_avx512_vpop::<A>(self, addrs, out)
                     } else {
-                        simd::batch_avx512::<A, false>(self, addrs, out)
+                        simd::batch_avx512::<A>(self, addrs, out)
                     }
                 }
             }

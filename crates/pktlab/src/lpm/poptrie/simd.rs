@@ -60,13 +60,43 @@ struct Lists {
     leaf_idx: [u32; B + 8],
 }
 
-/// Batched lookup with AVX-512 (F, VL, BW; VPOPCNTQ when `VPOP`).
+/// Batched lookup with AVX-512 (F, VL, BW), the population count done in 16-bit halves.
 ///
 /// # Safety
-/// The CPU must support AVX-512F/VL/BW (and AVX512-VPOPCNTDQ if `VPOP`), and the Poptrie
-/// must have fewer than [`MAX_NODES`] nodes.
+/// The CPU must support AVX-512F/VL/BW and POPCNT (detected at run time by the caller), and
+/// the Poptrie must have fewer than [`MAX_NODES`] nodes.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,popcnt")]
-pub(super) unsafe fn batch_avx512<A: Address, const VPOP: bool>(
+pub(super) unsafe fn batch_avx512<A: Address>(
+    t: &Poptrie<A>,
+    addrs: &[A],
+    out: &mut [Option<NextHop>],
+) {
+    // SAFETY: the caller's contract.
+    unsafe { batch::<A, false>(t, addrs, out) }
+}
+
+/// [`batch_avx512`] with VPOPCNTQ for the population count.
+///
+/// # Safety
+/// As [`batch_avx512`], and the CPU must support AVX512-VPOPCNTDQ (detected at run time by
+/// the caller).
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,popcnt,avx512vpopcntdq")]
+pub(super) unsafe fn batch_avx512_vpop<A: Address>(
+    t: &Poptrie<A>,
+    addrs: &[A],
+    out: &mut [Option<NextHop>],
+) {
+    // SAFETY: the caller's contract (which covers VPOPCNTDQ for `VPOP = true`).
+    unsafe { batch::<A, true>(t, addrs, out) }
+}
+
+/// The blocks of a batch (inlined into the two entry points above).
+///
+/// # Safety
+/// As [`batch_avx512`], and AVX512-VPOPCNTDQ if `VPOP`.
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,popcnt")]
+#[inline]
+unsafe fn batch<A: Address, const VPOP: bool>(
     t: &Poptrie<A>,
     addrs: &[A],
     out: &mut [Option<NextHop>],
@@ -186,7 +216,7 @@ unsafe fn block<A: Address, const VPOP: bool>(
             let upto = _mm512_srlv_epi64(ones, _mm512_sub_epi64(c63, v));
             let sel = _mm512_and_si512(_mm512_mask_blend_epi64(is_node, leafvec, vector), upto);
             let pc = if VPOP {
-                _mm512_popcnt_epi64(sel)
+                popcnt_vpop(sel)
             } else {
                 popcnt_bw(sel)
             };
@@ -245,6 +275,18 @@ unsafe fn read_leaves<L: Copy + Into<u32>>(leaves: &[L], l: &Lists, nl: usize, o
         // the structure's invariant) and `p` is a position of this block.
         unsafe { *outp.add(p as usize) = (*leaves.get_unchecked(i as usize)).into() };
     }
+}
+
+/// Population count of each 64-bit lane with VPOPCNTQ: the only place that instruction is
+/// used, in a function that enables its feature.
+///
+/// # Safety
+/// The CPU must support AVX-512F and AVX512-VPOPCNTDQ (callers reach this only through
+/// [`batch_avx512_vpop`], whose caller detected both at run time).
+#[target_feature(enable = "avx512f,avx512vpopcntdq")]
+#[inline]
+unsafe fn popcnt_vpop(x: __m512i) -> __m512i {
+    _mm512_popcnt_epi64(x)
 }
 
 /// Population count of each 64-bit lane without VPOPCNTQ: nibble table lookup (VPSHUFB) and

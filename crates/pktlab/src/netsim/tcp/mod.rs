@@ -21,6 +21,7 @@ pub mod sack;
 pub mod vegas;
 
 use super::{ecn, Packet, PktKind, Time, MS, SEC};
+use crate::netsim::NetsimError;
 use bbr::BbrState;
 use cubic::CubicState;
 use sack::Scoreboard;
@@ -162,9 +163,9 @@ impl Default for TcpConfig {
 
 impl TcpConfig {
     /// Checks the parameters; the error is one line.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), NetsimError> {
         if self.mss == 0 || self.mss > 65_000 {
-            return Err(format!("tcp: mss must be in 1..=65000 (got {})", self.mss));
+            return Err(format!("tcp: mss must be in 1..=65000 (got {})", self.mss).into());
         }
         if self.init_cwnd == 0 {
             return Err("tcp: initial cwnd must be at least 1 segment".into());
@@ -173,7 +174,8 @@ impl TcpConfig {
             return Err(format!(
                 "tcp: receiver window must be in 2..=1048576 segments (got {})",
                 self.rwnd
-            ));
+            )
+            .into());
         }
         if self.min_rto == 0 || self.initial_rto == 0 || self.max_rto < self.min_rto {
             return Err("tcp: need 0 < min_rto <= max_rto and initial_rto > 0".into());
@@ -191,7 +193,8 @@ impl TcpConfig {
             return Err(format!(
                 "tcp: Vegas needs 0 <= alpha <= beta and gamma >= 0 (got {}, {}, {})",
                 self.vegas_alpha, self.vegas_beta, self.vegas_gamma
-            ));
+            )
+            .into());
         }
         Ok(())
     }

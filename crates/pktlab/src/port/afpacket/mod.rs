@@ -4,7 +4,7 @@
 //!
 //! * Receive: a `TPACKET_V3` rx ring (blocks of variable-length frames, 64 KiB × 256 per
 //!   socket, block retirement timeout 1 ms so a lightly loaded port still delivers within about
-//!   a millisecond). [`AfPacketRx::rx_burst`] copies frames straight from the ring into pool
+//!   a millisecond). `AfPacketRx::rx_burst` copies frames straight from the ring into pool
 //!   buffers (as a NIC's DMA would) and fills their metadata with the frame length, the
 //!   kernel's flow hash (`tp_rxhash`, requested with `TP_FT_REQ_FILL_RXHASH`) and the
 //!   kernel's receive timestamp. Several workers on one interface each open a socket joined
@@ -27,6 +27,7 @@ mod tx;
 pub use rx::AfPacketRx;
 pub use tx::AfPacketTx;
 
+use super::PortError;
 use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -132,7 +133,7 @@ pub struct Iface {
     pub mac: [u8; 6],
 }
 
-fn os_err(port: &str, what: &str) -> String {
+fn os_err(port: &str, what: &str) -> PortError {
     let e = io::Error::last_os_error();
     let hint = match e.raw_os_error() {
         Some(libc::EPERM) | Some(libc::EACCES) => {
@@ -140,26 +141,27 @@ fn os_err(port: &str, what: &str) -> String {
         }
         _ => "",
     };
-    format!("afpacket:{port}: {what}: {e}{hint}")
+    format!("afpacket:{port}: {what}: {e}{hint}").into()
 }
 
 impl Iface {
     /// Looks `name` up in the current network namespace.
-    pub fn lookup(name: &str) -> Result<Iface, String> {
+    pub fn lookup(name: &str) -> Result<Iface, PortError> {
         let c = CString::new(name)
             .map_err(|_| format!("afpacket:{name:?}: interface name contains a NUL byte"))?;
         if name.is_empty() || name.len() >= libc::IFNAMSIZ {
             return Err(format!(
                 "afpacket:{name:?}: interface names have 1 to {} bytes",
                 libc::IFNAMSIZ - 1
-            ));
+            )
+            .into());
         }
         // SAFETY: `c` is a valid NUL-terminated string.
         let index = unsafe { libc::if_nametoindex(c.as_ptr()) } as i32;
         if index == 0 {
-            return Err(format!(
-                "afpacket:{name}: no such interface (in this network namespace)"
-            ));
+            return Err(
+                format!("afpacket:{name}: no such interface (in this network namespace)").into(),
+            );
         }
         let mac = read_mac(name).unwrap_or([0; 6]);
         Ok(Iface {
@@ -233,7 +235,7 @@ fn setopt<T>(fd: &OwnedFd, level: i32, opt: i32, v: &T) -> io::Result<()> {
     }
 }
 
-fn packet_socket(port: &str) -> Result<OwnedFd, String> {
+fn packet_socket(port: &str) -> Result<OwnedFd, PortError> {
     // Protocol 0: the socket receives nothing until bound below, so no frame lands in the
     // socket's ordinary queue while the ring is being set up.
     // SAFETY: plain socket call; the fd is owned right away.
@@ -245,7 +247,7 @@ fn packet_socket(port: &str) -> Result<OwnedFd, String> {
     Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
-fn bind(fd: &OwnedFd, ifc: &Iface, proto: u16) -> Result<(), String> {
+fn bind(fd: &OwnedFd, ifc: &Iface, proto: u16) -> Result<(), PortError> {
     // SAFETY: sockaddr_ll is plain data.
     let mut sa: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
     sa.sll_family = libc::AF_PACKET as u16;
@@ -265,7 +267,7 @@ fn bind(fd: &OwnedFd, ifc: &Iface, proto: u16) -> Result<(), String> {
     Ok(())
 }
 
-fn map_ring(fd: &OwnedFd, len: usize, port: &str) -> Result<Mmap, String> {
+fn map_ring(fd: &OwnedFd, len: usize, port: &str) -> Result<Mmap, PortError> {
     // SAFETY: maps the socket's ring (set up just before) shared, read/write.
     let p = unsafe {
         libc::mmap(

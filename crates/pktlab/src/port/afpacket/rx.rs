@@ -42,7 +42,7 @@ impl AfPacketRx {
         port: u16,
         fanout: Option<u16>,
         stop: Arc<AtomicBool>,
-    ) -> Result<AfPacketRx, String> {
+    ) -> Result<AfPacketRx, PortError> {
         let ifc = Iface::lookup(iface)?;
         let fd = packet_socket(iface)?;
         let v = libc::tpacket_versions::TPACKET_V3 as libc::c_int;

@@ -34,7 +34,7 @@ impl AfPacketTx {
     /// Opens a transmit queue on `iface`. With `wait_when_full` a full ring makes the sender
     /// wait for free slots (a generator); without, the frame is dropped and counted (a
     /// router's full tx queue).
-    pub fn open(iface: &str, wait_when_full: bool) -> Result<AfPacketTx, String> {
+    pub fn open(iface: &str, wait_when_full: bool) -> Result<AfPacketTx, PortError> {
         let ifc = Iface::lookup(iface)?;
         let fd = packet_socket(iface)?;
         let v = libc::tpacket_versions::TPACKET_V2 as libc::c_int;
@@ -90,7 +90,7 @@ impl AfPacketTx {
         unsafe { AtomicU32::from_ptr(self.slot(i).cast::<u32>()) }
     }
 
-    /// Queues `frame` in the next ring slot (kicking the kernel every [`TX_KICK`] frames);
+    /// Queues `frame` in the next ring slot (kicking the kernel every `TX_KICK` frames);
     /// false if it was dropped (ring full and not waiting, or too long).
     pub fn push(&mut self, frame: &[u8]) -> bool {
         if frame.len() > Self::MAX_FRAME {

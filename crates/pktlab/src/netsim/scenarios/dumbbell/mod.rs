@@ -7,7 +7,7 @@
 //! UDP; CUBIC and BBR hosts use the Reno access delay τ_rx), with SACK and ECN options.
 //!
 //! Modelling choices: access links and the reverse (ACK) path have unbounded FIFOs computed
-//! analytically ([`Pipe`]), so every loss happens at the bottleneck queue; flows start at
+//! analytically ([`crate::netsim::link::Pipe`]), so every loss happens at the bottleneck queue; flows start at
 //! uniformly random times in `[0, start_spread)`; metrics cover `[warmup, duration)`. SACK
 //! blocks travel beside their ACK in a per-flow FIFO (the reverse path is lossless and in
 //! order, so each ACK meets its own blocks) to keep packets at 24 bytes.
@@ -20,6 +20,7 @@ pub use run::run;
 
 use crate::aqm::AqmSpec;
 use crate::netsim::tcp::TcpConfig;
+use crate::netsim::NetsimError;
 use crate::netsim::{Time, MS, SEC};
 
 /// Kind of a flow in the dumbbell.
@@ -129,7 +130,7 @@ pub struct DumbbellConfig {
     /// when its serialisation on the access link starts, as ns-3's
     /// `PointToPointNetDevice::TransmitStart` does, not when its host sends it. Arrival times
     /// are the same; only which of two packets arriving at the same nanosecond the router
-    /// sees first changes — under DropTail, which one a full queue drops. See [`AccessLink`].
+    /// sees first changes — under DropTail, which one a full queue drops. See `AccessLink` (`run.rs`).
     pub ns3_order: bool,
 }
 
@@ -165,7 +166,7 @@ impl Default for DumbbellConfig {
 
 impl DumbbellConfig {
     /// Checks the parameters; the error is one line.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), NetsimError> {
         self.tcp.validate()?;
         let n = self.reno as u64
             + self.vegas as u64
@@ -178,7 +179,7 @@ impl DumbbellConfig {
             );
         }
         if n > 1_000_000 {
-            return Err(format!("dumbbell: too many senders ({n})"));
+            return Err(format!("dumbbell: too many senders ({n})").into());
         }
         if self.access_bw_bps == 0 || self.bottleneck_bw_bps == 0 {
             return Err("dumbbell: bandwidths must be positive".into());
@@ -194,7 +195,8 @@ impl DumbbellConfig {
                 "dumbbell: need 0 <= warmup < duration (got {} s and {} s)",
                 self.warmup as f64 / SEC as f64,
                 self.duration as f64 / SEC as f64
-            ));
+            )
+            .into());
         }
         if let Some(0) = self.sample_every {
             return Err("dumbbell: sampling interval must be positive".into());

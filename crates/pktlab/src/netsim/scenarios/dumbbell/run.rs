@@ -7,6 +7,7 @@ use crate::netsim::link::{Link, Pipe, Tx};
 use crate::netsim::sink::{SinkAction, TcpSink};
 use crate::netsim::tcp::{AckInfo, TcpKind, TcpSender};
 use crate::netsim::udp::CbrSource;
+use crate::netsim::NetsimError;
 use crate::netsim::{tx_time, Packet, PktKind, Time, MS, SEC};
 use crate::util::splitmix64;
 
@@ -108,7 +109,7 @@ struct Flow {
 }
 
 /// Runs the dumbbell.
-pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, String> {
+pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, NetsimError> {
     cfg.validate()?;
     let n = cfg.tcp_flows() + cfg.udp;
     let mut rng = SimRng::new(cfg.seed);
