@@ -203,7 +203,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     let lookups = ctx.pick(1u64 << 16, 1 << 22, 1 << 25);
     // Interleaved rounds: every round times each structure once (see `bench`).
     let runs = ctx.pick(3, 3, 5);
-    let depth_samples = ctx.pick(1u64 << 12, 1 << 15, 1 << 20);
+    let depth_samples = ctx.pick(1u64 << 14, 1 << 17, 1 << 20);
     let random_cfg = BenchConfig {
         table: spec.clone(),
         traffic: "random".into(),
