@@ -510,7 +510,7 @@ fn bench_family<A: Address>(cfg: &BenchConfig, p: &dyn Progress) -> Result<Bench
             runs_per_thread_mlps: tm.thread_wall,
             runs_per_thread_oncpu_mlps: tm.thread_oncpu,
             tsc_per_lookup: tsc_hz
-                .filter(|_| mlps_oncpu > 0.0)
+                .filter(|_| mlps_oncpu.is_finite() && mlps_oncpu > 0.0)
                 .map(|hz| hz * cfg.threads as f64 / (mlps_oncpu * 1e6)),
             runs_one_thread_mlps: tm.one_wall,
             runs_one_thread_oncpu_mlps: tm.one_oncpu,

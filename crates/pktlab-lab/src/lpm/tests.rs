@@ -48,8 +48,11 @@ fn bench_keeps_every_interleaved_round_and_pairs_thread_counts() {
         assert_eq!(a.runs_one_thread_mlps.len(), 3, "{}", a.algo);
         assert_eq!(a.runs_one_thread_oncpu_mlps.len(), 3, "{}", a.algo);
         assert!(a.runs_one_thread_mlps.iter().all(|m| *m > 0.0), "{a:?}");
-        #[cfg(target_arch = "x86_64")]
-        assert!(a.tsc_per_lookup.is_some_and(|t| t > 0.0), "{a:?}");
+        // A run too short for the thread clock to tick has no on-CPU rate, hence no ticks.
+        assert!(
+            a.tsc_per_lookup.is_none_or(|t| t.is_finite() && t > 0.0),
+            "{a:?}"
+        );
     }
     // Without pairing (or on 1 thread) no 1-thread rounds are taken.
     let one = bench(&BenchConfig { threads: 1, ..cfg }, &Silent).unwrap();
