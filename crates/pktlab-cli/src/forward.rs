@@ -6,7 +6,6 @@ use crate::size::parse_size;
 use anyhow::{anyhow, Result};
 use clap::Args;
 use pktlab::io::{DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES};
-use pktlab::port::RxSpec;
 use pktlab_lab::forward::{forward, forward_with_status, ForwardConfig, TableSpec};
 use pktlab_lab::forward::{ForwardProgress, LiveStatus};
 use pktlab_lab::Silent;
@@ -25,11 +24,14 @@ pub struct ForwardArgs {
     /// Next hops of routes that carry none: file, asn:N or hash:N.
     #[arg(long, default_value = "hash:16")]
     nexthops: String,
-    /// Receive port: pcap:PATH, synthetic, null:LEN or afpacket:IFACE (a live interface;
-    /// runs until SIGINT or --duration, with a status line on stderr every second).
+    /// Receive port: pcap:PATH, synthetic, null:LEN, afpacket:IFACE (a live interface),
+    /// vhost-user:PATH[,client] (the switch side of a vhost-user socket, a queue pair per
+    /// worker) or virtio-user:PATH (a CNF's virtio NIC); live ports run until SIGINT or
+    /// --duration, with a status line on stderr every second.
     #[arg(long, default_value = "synthetic")]
     rx: String,
-    /// Transmit port: null, pcap:PATH (the input's link type, ns timestamps) or afpacket:IFACE.
+    /// Transmit port: null, pcap:PATH (the input's link type, ns timestamps), afpacket:IFACE,
+    /// vhost-user:PATH[,client] or virtio-user:PATH.
     #[arg(long, default_value = "null")]
     tx: String,
     /// Packets per batch (burst), 1..=4096.
@@ -160,12 +162,16 @@ pub fn run(a: ForwardArgs) -> Result<i32> {
         pool_cache: size("pool-cache", &a.pool_cache)? as usize,
         duration: a.duration.map(|d| d.as_secs_f64()),
         // Only live runs stop on SIGINT (a replay keeps Ctrl-C's default: exit at once).
-        stop: a.rx.starts_with("afpacket:").then(stop_flag),
+        stop: None,
         delay_ms: a.delay,
         rate_mbps: a.rate,
         ..ForwardConfig::default()
     };
-    if matches!(cfg.rx, RxSpec::AfPacket(_)) {
+    if cfg.live() {
+        let cfg = ForwardConfig {
+            stop: Some(stop_flag()),
+            ..cfg
+        };
         return live(&cfg, a.json);
     }
     let r = forward(&cfg, &Bars::new())?;

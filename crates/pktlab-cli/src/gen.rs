@@ -56,7 +56,8 @@ pub struct OutArgs {
     /// Output pcap file.
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Send on a live interface instead: afpacket:IFACE.
+    /// Send on a live port instead: afpacket:IFACE, or virtio-user:PATH (a CNF's virtio NIC
+    /// on a vhost-user switch).
     #[arg(long)]
     tx: Option<String>,
     /// Live: packets per second (token bucket) or max.
@@ -80,13 +81,15 @@ pub struct OutArgs {
 const PCAP_COUNT: u64 = 1 << 20;
 
 impl OutArgs {
-    /// The live interface of `--tx afpacket:IFACE`, if given.
+    /// The live port of `--tx afpacket:IFACE` (the interface name) or `--tx
+    /// virtio-user:PATH` (the whole spec), if given.
     fn live_iface(&self) -> Result<Option<String>> {
         match &self.tx {
             None => Ok(None),
             Some(t) => match t.parse::<TxSpec>() {
                 Ok(TxSpec::AfPacket(i)) => Ok(Some(i)),
-                _ => bail!("--tx {t:?}: expected afpacket:IFACE"),
+                Ok(TxSpec::VirtioUser(_)) => Ok(Some(t.clone())),
+                _ => bail!("--tx {t:?}: expected afpacket:IFACE or virtio-user:PATH"),
             },
         }
     }

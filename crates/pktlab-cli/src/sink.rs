@@ -1,4 +1,4 @@
-//! `pktlab sink --rx afpacket:IFACE`: counts what arrives on a live interface
+//! `pktlab sink --rx afpacket:IFACE|virtio-user:PATH`: counts what arrives on a live port
 //! (`pktlab_lab::live::sink`) and prints it.
 
 use crate::live::{secs, stop_flag};
@@ -6,6 +6,7 @@ use crate::progress::Bars;
 use crate::size::parse_size;
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
+use pktlab::port::RxSpec;
 use pktlab_lab::live::{self, SinkConfig};
 use std::time::Duration;
 
@@ -13,7 +14,8 @@ use std::time::Duration;
 /// duplicates (the receiving end of `pktlab gen … --tx`).
 #[derive(Args, Debug)]
 pub struct SinkArgs {
-    /// Receive port: afpacket:IFACE.
+    /// Receive port: afpacket:IFACE, or virtio-user:PATH (a CNF's virtio NIC on a
+    /// vhost-user switch).
     #[arg(long)]
     rx: String,
     /// Stop after this many seconds (default: until SIGINT, --count or --idle).
@@ -32,11 +34,16 @@ pub struct SinkArgs {
 
 /// Runs `pktlab sink`.
 pub fn run(a: SinkArgs) -> Result<i32> {
-    let Some(iface) = a.rx.strip_prefix("afpacket:").filter(|i| !i.is_empty()) else {
-        bail!("--rx {:?}: expected afpacket:IFACE", a.rx);
+    let iface = match a.rx.parse::<RxSpec>() {
+        Ok(RxSpec::AfPacket(i)) => i,
+        Ok(RxSpec::VirtioUser(_)) => a.rx.clone(),
+        _ => bail!(
+            "--rx {:?}: expected afpacket:IFACE or virtio-user:PATH",
+            a.rx
+        ),
     };
     let cfg = SinkConfig {
-        iface: iface.to_string(),
+        iface,
         duration: a.duration.map(|d| d.as_secs_f64()),
         count: a.count,
         idle: a.idle.map(|d| d.as_secs_f64()),

@@ -46,8 +46,10 @@ pub mod ccn_live;
 pub use pktlab::params as check;
 pub mod forward;
 pub mod live;
+mod live_port;
 pub mod lpm;
 pub mod traffic;
+mod virtio_ports;
 
 mod error;
 mod progress;

@@ -12,16 +12,15 @@
 
 use super::traffic::{ccn_frames, flow_frames, zipf_frames, FrameSource, ZipfSpec};
 use super::{Error, Progress, Result};
+use crate::live_port::{LiveRx, LiveTx};
 use pktlab::io::packets::flow_key;
 use pktlab::io::pcap_write::check_frame;
 use pktlab::io::{read_table, NextHopScheme};
 use pktlab::net::{FlowKey, Prefix};
-use pktlab::port::afpacket::{AfPacketRx, AfPacketTx};
-use pktlab::port::TxPort as _;
+use pktlab::port::virtio_stats::VirtioStats;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Which stream [`gen`] sends.
@@ -52,7 +51,8 @@ pub struct GenConfig {
     pub stream: GenStream,
     /// Its Zipf table.
     pub table: ZipfSpec,
-    /// Interface to send on (`afpacket:IFACE` without the prefix).
+    /// Interface to send on (`afpacket:IFACE` without the prefix), or `virtio-user:PATH`: a
+    /// CNF's virtio NIC on a vhost-user switch.
     pub iface: String,
     /// Packets per second (`None`: as fast as possible).
     pub rate: Option<f64>,
@@ -105,10 +105,12 @@ pub struct GenResult {
     pub wire_bps: f64,
     /// Packets per second asked (`None`: as fast as possible).
     pub rate: Option<f64>,
-    /// Frames the kernel refused.
+    /// Frames the kernel refused (a virtio port: every counted drop).
     pub rejected: u64,
     /// CPU time of the process while sending (user + system), s.
     pub cpu_seconds: f64,
+    /// A virtio-user port's counters.
+    pub virtio: Option<VirtioStats>,
 }
 
 /// Writes `i mod 65536` into the IPv4 identification of an Ethernet/IPv4 frame and fixes the
@@ -206,7 +208,7 @@ pub fn gen(cfg: &GenConfig, stop: &AtomicBool, p: &dyn Progress) -> Result<GenRe
             *interests_only,
         )),
     };
-    let mut tx = AfPacketTx::open(&cfg.iface, true).map_err(Error::Param)?;
+    let mut tx = LiveTx::open(&cfg.iface).map_err(Error::Param)?;
     let count = cfg.count.unwrap_or(u64::MAX);
     p.start(&format!("gen on {}", cfg.iface), cfg.count);
     let mut f = Vec::with_capacity(2048);
@@ -236,13 +238,8 @@ pub fn gen(cfg: &GenConfig, stop: &AtomicBool, p: &dyn Progress) -> Result<GenRe
         }
         n = n.min(count - sent);
         for _ in 0..n {
-            src(sent, &mut f).map_err(|e| {
-                Error::output(
-                    format!("afpacket:{}", cfg.iface),
-                    format!("packet {sent}"),
-                    e,
-                )
-            })?;
+            src(sent, &mut f)
+                .map_err(|e| Error::output(cfg.iface.clone(), format!("packet {sent}"), e))?;
             number(&mut f, sent);
             tx.push(&f);
             sent += 1;
@@ -272,13 +269,14 @@ pub fn gen(cfg: &GenConfig, stop: &AtomicBool, p: &dyn Progress) -> Result<GenRe
         rate: cfg.rate,
         rejected: tx.rejected(),
         cpu_seconds,
+        virtio: tx.virtio(),
     })
 }
 
 /// Configuration of [`sink`].
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SinkConfig {
-    /// Interface to receive on.
+    /// Interface to receive on, or `virtio-user:PATH`.
     pub iface: String,
     /// Stop after this many seconds.
     pub duration: Option<f64>,
@@ -326,7 +324,8 @@ pub struct SinkResult {
     pub duplicates: u64,
     /// Packets checked for duplicates (at most `duplicate_window`).
     pub duplicate_checked: u64,
-    /// Frames the kernel dropped because the rx ring was full.
+    /// Frames the kernel dropped because the rx ring was full (a virtio port: malformed or
+    /// oversize buffers).
     pub kernel_drops: u64,
     /// Seconds from the first to the last packet.
     pub active_seconds: f64,
@@ -334,6 +333,8 @@ pub struct SinkResult {
     pub pps: f64,
     /// Seconds the sink ran.
     pub seconds: f64,
+    /// A virtio-user port's counters.
+    pub virtio: Option<VirtioStats>,
 }
 
 /// Receives on `cfg.iface` until `count` packets, `duration`, `idle` or `stop`, and counts
@@ -351,9 +352,12 @@ pub fn sink(cfg: &SinkConfig, stop: &AtomicBool, p: &dyn Progress) -> Result<Sin
             }
         }
     }
-    let never = Arc::new(AtomicBool::new(false));
-    let mut rx = AfPacketRx::open(&cfg.iface, 0, None, never).map_err(Error::Param)?;
-    p.note(&format!("sink: listening on afpacket:{}", cfg.iface));
+    let mut rx = LiveRx::open(&cfg.iface).map_err(Error::Param)?;
+    let name = match crate::live_port::virtio_path(&cfg.iface) {
+        Some(_) => cfg.iface.clone(),
+        None => format!("afpacket:{}", cfg.iface),
+    };
+    p.note(&format!("sink: listening on {name}"));
     p.start(&format!("sink on {}", cfg.iface), cfg.count);
     let mut r = SinkResult {
         iface: cfg.iface.clone(),
@@ -395,7 +399,7 @@ pub fn sink(cfg: &SinkConfig, stop: &AtomicBool, p: &dyn Progress) -> Result<Sin
             // Count what is already in the ring, then stop.
             while r.packets < count {
                 let want = (count - r.packets).min(1024) as usize;
-                if rx.visit(want, |d, _, _| on_frame(&mut r, d)) == 0 {
+                if rx.visit(want, |d| on_frame(&mut r, d)) == 0 {
                     break;
                 }
             }
@@ -403,7 +407,7 @@ pub fn sink(cfg: &SinkConfig, stop: &AtomicBool, p: &dyn Progress) -> Result<Sin
         }
         rx.wait(20);
         let want = (count - r.packets).min(1024) as usize;
-        let n = rx.visit(want, |d, _, _| on_frame(&mut r, d));
+        let n = rx.visit(want, |d| on_frame(&mut r, d));
         if n > 0 {
             let now = Instant::now();
             first.get_or_insert(now);
@@ -414,8 +418,8 @@ pub fn sink(cfg: &SinkConfig, stop: &AtomicBool, p: &dyn Progress) -> Result<Sin
             }
         }
     }
-    rx.poll_kernel_stats();
-    r.kernel_drops = rx.counters().snapshot().rx_ring_drops;
+    r.kernel_drops = rx.drops();
+    r.virtio = rx.virtio();
     p.set(r.packets);
     p.finish();
     r.flows = flows.len() as u64;

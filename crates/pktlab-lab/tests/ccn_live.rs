@@ -27,10 +27,9 @@ fn with_router<T>(
         let prod = s.spawn(move || run_producer(&pcfg, pc, &mut |_| {}).unwrap());
         let paddr = pc.wait_bound(Duration::from_secs(5)).unwrap();
         let router = s.spawn(move || {
-            let cfg = RouterConfig {
-                routes: vec![("/cefore".into(), paddr)],
-                ..rcfg
-            };
+            let mut routes = rcfg.routes.clone();
+            routes.push(("/cefore".into(), paddr));
+            let cfg = RouterConfig { routes, ..rcfg };
             run_router(&cfg, rc, &mut |_| {}).unwrap()
         });
         let raddr = rc.wait_bound(Duration::from_secs(5)).unwrap();
@@ -179,4 +178,94 @@ fn router_survives_bad_datagrams() {
     assert_eq!(r.stats.malformed, nbad, "{r:?}");
     assert_eq!(r.stats.skipped, 1);
     assert_eq!(r.stats.forwarded, 1);
+}
+
+/// A one-second consumer of `/cefore` through the router at `raddr`.
+fn short_consumer(raddr: SocketAddr) -> pktlab::ccn::live::ConsumerResult {
+    let ccfg = ConsumerConfig {
+        to: raddr,
+        bind: lo(),
+        contents: 1 << 10,
+        table_entries: 1 << 10,
+        window: 8,
+        duration: Duration::from_millis(1000),
+        warmup: Duration::from_millis(100),
+        timeout_ms: 500,
+        ..Default::default()
+    };
+    run_consumer(&ccfg, &Control::new(), &mut |_| {}).unwrap()
+}
+
+/// One-byte datagrams from more source ports than a worker has face slots must not lock later
+/// consumers out: idle faces with nothing pending are recycled.
+#[test]
+fn face_flood_does_not_lock_out_consumers() {
+    let pcfg = ProducerConfig {
+        listen: lo(),
+        payload: 10,
+        ..Default::default()
+    };
+    let rcfg = RouterConfig {
+        listen: lo(),
+        ..Default::default()
+    };
+    let (c, r, _) = with_router(pcfg, rcfg, |raddr| {
+        let socks: Vec<UdpSocket> = (0..70).map(|_| UdpSocket::bind(lo()).unwrap()).collect();
+        for s in &socks {
+            s.send_to(&[0x55], raddr).unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        short_consumer(raddr)
+    });
+    eprintln!("consumer {c:?}\nrouter {r:?}");
+    assert_eq!(r.stats.malformed, 70, "{r:?}");
+    assert!(c.data_received > 100, "{c:?}");
+    assert_eq!(c.timeouts, 0, "{c:?}");
+    assert!(r.stats.face_evicted >= 7, "{r:?}");
+    assert_eq!(r.stats.face_overflow, 0, "{r:?}");
+    assert!(r.stats.faces <= pktlab::ccn::live::router::MAX_FACES as u64);
+}
+
+/// A flood of Interests for distinct names under a prefix whose next hop never answers must not
+/// take the whole PIT: per-face and per-route caps leave room for the answered prefix.
+#[test]
+fn unanswered_prefix_flood_does_not_starve_the_pit() {
+    let silent = UdpSocket::bind(lo()).unwrap();
+    let pcfg = ProducerConfig {
+        listen: lo(),
+        payload: 10,
+        ..Default::default()
+    };
+    let rcfg = RouterConfig {
+        listen: lo(),
+        pit_entries: 1024,
+        routes: vec![("/y".into(), silent.local_addr().unwrap())],
+        ..Default::default()
+    };
+    let (c, r, _) = with_router(pcfg, rcfg, |raddr| {
+        let opts = InterestOpts {
+            hop_limit: 8,
+            lifetime_ms: Some(4000),
+        };
+        let (mut name, mut pkt) = (Vec::new(), Vec::new());
+        for k in 0..8u32 {
+            let s = UdpSocket::bind(lo()).unwrap();
+            for j in 0..600u32 {
+                tlv::name_from_uri_in(&format!("/y/{k}/{j}"), Dialect::V012, &mut name);
+                tlv::build_interest_opts(&mut pkt, &name, &opts);
+                s.send_to(&pkt, raddr).unwrap();
+                if j % 64 == 63 {
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50));
+        short_consumer(raddr)
+    });
+    eprintln!("consumer {c:?}\nrouter {r:?}");
+    assert!(c.data_received > 100, "{c:?}");
+    assert_eq!(c.timeouts, 0, "{c:?}");
+    assert!(r.stats.pit_face_limit > 0, "{r:?}");
+    assert!(r.stats.pit_route_limit > 0, "{r:?}");
+    assert_eq!(r.stats.pit_full, 0, "{r:?}");
 }

@@ -40,6 +40,7 @@ use pktlab::pipeline::{Counters, Stages};
 use pktlab::port::afpacket::{PortCounters, PortStats};
 use pktlab::port::delay::{line_capacity, DelayStats, DelayTx};
 use pktlab::port::mem::{load_pcap, load_synthetic, LoadReport, MemFrames};
+use pktlab::port::virtio_stats::VirtioStats;
 use pktlab::port::{AfPacketRx, AfPacketTx};
 use pktlab::port::{AnyRx, AnyTx, CaptureTx, MemRx, NullRx, NullTx, RxSpec, TxSpec};
 use serde::Serialize;
@@ -259,6 +260,9 @@ pub struct ForwardResult {
     pub live: Option<PortStats>,
     /// The delay line's counts (`--delay` / `--rate`).
     pub delay_line: Option<DelayStats>,
+    /// Virtio ports (`vhost-user:`, `virtio-user:`): their counters summed, with the
+    /// frontends' connections (their drops are also in `dropped.port` and `dropped.parse`).
+    pub virtio: Option<VirtioStats>,
 }
 
 /// A progress report (sent about every 0.2 s while forwarding).
@@ -315,6 +319,19 @@ impl LiveStatus {
 }
 
 impl ForwardConfig {
+    /// True when a port is live (afpacket or virtio): the run lasts until stopped.
+    pub fn live(&self) -> bool {
+        let rx = matches!(
+            self.rx,
+            RxSpec::AfPacket(_) | RxSpec::VhostUser(_) | RxSpec::VirtioUser(_)
+        );
+        let tx = matches!(
+            self.tx,
+            TxSpec::AfPacket(_) | TxSpec::VhostUser(_) | TxSpec::VirtioUser(_)
+        );
+        rx || tx
+    }
+
     /// True when the tx port sits behind a delay line (`--delay` or `--rate`).
     pub fn delay_line(&self) -> bool {
         self.delay_ms.is_some() || self.rate_mbps.is_some()
@@ -394,9 +411,10 @@ impl ForwardConfig {
             })?;
             AqmSpec::parse_with(&cfg.aqm, &AqmParamSet::default()).map_err(Error::param)?;
         }
-        let live = matches!(cfg.rx, RxSpec::AfPacket(_)) || matches!(cfg.tx, TxSpec::AfPacket(_));
-        check::require(!live || meta_bytes >= 2, "--meta-bytes", || {
-            format!("afpacket ports need the packet length in the metadata: at least 2 (got {meta_bytes})")
+        check::require(!cfg.live() || meta_bytes >= 2, "--meta-bytes", || {
+            format!(
+                "live ports need the packet length in the metadata: at least 2 (got {meta_bytes})"
+            )
         })?;
         if let TableSpec::Synthetic(v4, v6) = cfg.table {
             check::require(v4 + v6 > 0, "--table", || {

@@ -3,6 +3,7 @@
 //! progress loop in the calling thread), collect (counters, the pcap written, the result).
 
 use super::*;
+use crate::virtio_ports::{merge, VirtioPorts};
 
 /// CPU time (user + system) of this process so far, s.
 pub(crate) fn cpu_seconds() -> f64 {
@@ -109,13 +110,14 @@ struct Setup<L: Layout> {
     rep: LoadReport,
     workers: Vec<Worker<L>>,
     counters: Vec<Arc<PortCounters>>,
+    vports: VirtioPorts,
     stop_rx: Arc<AtomicBool>,
     live_rx: bool,
     totals: u64,
     routes: (usize, usize),
-    writers: Option<(LpmWriter<u32, Poptrie<u32>>, LpmWriter<u128, Poptrie<u128>>)>,
+    writers: Option<Writers>,
     epoch: Arc<AtomicU64>,
-    ops: (Vec<Op<u32>>, Vec<Op<u128>>),
+    ops: Ops,
     pool: (u32, usize),
 }
 
@@ -161,12 +163,19 @@ fn load_input(cfg: &ForwardConfig) -> Result<(Option<Vec<MemFrames>>, LoadReport
             }
             (Some(q), r)
         }
-        RxSpec::AfPacket(i) => (None, no_frames(format!("afpacket:{i}"))),
+        RxSpec::AfPacket(_) | RxSpec::VhostUser(_) | RxSpec::VirtioUser(_) => {
+            (None, no_frames(cfg.rx.to_string()))
+        }
     })
 }
 
+/// The IPv4 and IPv6 table writers.
+type Writers = (LpmWriter<u32, Poptrie<u32>>, LpmWriter<u128, Poptrie<u128>>);
+/// IPv4 and IPv6 route operations.
+type Ops = (Vec<Op<u32>>, Vec<Op<u128>>);
+
 /// The update stream as route operations (IPv4, IPv6).
-fn load_ops(cfg: &ForwardConfig) -> Result<(Vec<Op<u32>>, Vec<Op<u128>>), String> {
+fn load_ops(cfg: &ForwardConfig) -> Result<Ops, String> {
     let Some(p) = &cfg.updates else {
         return Ok((Vec::new(), Vec::new()));
     };
@@ -188,14 +197,7 @@ fn load_ops(cfg: &ForwardConfig) -> Result<(Vec<Op<u32>>, Vec<Op<u128>>), String
 fn build_tables(
     cfg: &ForwardConfig,
     epoch: &Arc<AtomicU64>,
-) -> Result<
-    (
-        (usize, usize),
-        Option<(LpmWriter<u32, Poptrie<u32>>, LpmWriter<u128, Poptrie<u128>>)>,
-        Option<Tables>,
-    ),
-    String,
-> {
+) -> Result<((usize, usize), Option<Writers>, Option<Tables>), String> {
     if cfg.stages == Stages::Io {
         return Ok(((0, 0), None, None));
     }
@@ -220,8 +222,13 @@ fn make_tx(
     i: usize,
     pool_count: u32,
     counters: &mut Vec<Arc<PortCounters>>,
+    vports: &mut VirtioPorts,
+    stop: &Arc<AtomicBool>,
 ) -> Result<AnyTx, String> {
     Ok(match &cfg.tx {
+        TxSpec::VhostUser(_) | TxSpec::VirtioUser(_) => vports
+            .tx(i, &cfg.tx, stop)?
+            .ok_or_else(|| format!("{}: not a virtio port", cfg.tx))?,
         TxSpec::Null => AnyTx::Null(NullTx::default()),
         TxSpec::Pcap(_) => AnyTx::Capture(CaptureTx::with_capacity(0, 0)),
         TxSpec::AfPacket(iface) => {
@@ -251,8 +258,13 @@ fn make_tx(
 fn setup<L: Layout>(cfg: &ForwardConfig) -> Result<Setup<L>, String> {
     let w = cfg.workers;
     let (queues, rep) = load_input(cfg)?;
-    let live_rx = matches!(cfg.rx, RxSpec::AfPacket(_));
+    let live_rx = matches!(
+        cfg.rx,
+        RxSpec::AfPacket(_) | RxSpec::VhostUser(_) | RxSpec::VirtioUser(_)
+    );
     let stop_rx = Arc::new(AtomicBool::new(false));
+    // The sockets exist before the tables are built, so frontends can connect meanwhile.
+    let mut vports = VirtioPorts::open(&cfg.rx, &cfg.tx, w, &stop_rx)?;
     // One fanout group per run (the kernel keys groups by id per network namespace).
     let fanout = (w > 1).then(|| (std::process::id() as u16) ^ 0x5a5a);
     let mut counters: Vec<Arc<PortCounters>> = Vec::new();
@@ -285,8 +297,13 @@ fn setup<L: Layout>(cfg: &ForwardConfig) -> Result<Setup<L>, String> {
     let mut totals = 0u64;
     let mut queues = queues.map(|q| q.into_iter());
     for i in 0..w {
-        let rx = match (&mut queues, &cfg.rx) {
-            (_, RxSpec::AfPacket(iface)) => {
+        let (rx, rx_tx) = match vports.rx(i, &cfg.rx, &cfg.tx, &stop_rx)? {
+            Some((r, t)) => (Some(r), t),
+            None => (None, None),
+        };
+        let rx = match (rx, &mut queues, &cfg.rx) {
+            (Some(r), _, _) => r,
+            (None, _, RxSpec::AfPacket(iface)) => {
                 let mut p = AfPacketRx::open(iface, 0, fanout, stop_rx.clone())?;
                 if cfg.delay_line() {
                     // Come back to the delay line at least every millisecond.
@@ -295,12 +312,12 @@ fn setup<L: Layout>(cfg: &ForwardConfig) -> Result<Setup<L>, String> {
                 counters.push(p.counters());
                 AnyRx::AfPacket(p)
             }
-            (Some(q), _) => {
+            (None, Some(q), _) => {
                 let m = MemRx::new(q.next().unwrap_or_default(), 0, cfg.repeat, shift);
                 totals += m.total();
                 AnyRx::Mem(m)
             }
-            (None, _) => {
+            (None, None, _) => {
                 let n = cfg.packets * cfg.repeat / w as u64
                     + u64::from((i as u64) < cfg.packets * cfg.repeat % w as u64);
                 totals += n;
@@ -311,7 +328,10 @@ fn setup<L: Layout>(cfg: &ForwardConfig) -> Result<Setup<L>, String> {
                 AnyRx::Null(NullRx::new(len, 0, n))
             }
         };
-        let tx = make_tx(cfg, i, count, &mut counters)?;
+        let tx = match rx_tx {
+            Some(t) => t,
+            None => make_tx(cfg, i, count, &mut counters, &mut vports, &stop_rx)?,
+        };
         let fcache = if cfg.stages == Stages::Full {
             Some(AnyCache::new(
                 &cfg.cache,
@@ -352,6 +372,7 @@ fn setup<L: Layout>(cfg: &ForwardConfig) -> Result<Setup<L>, String> {
         rep,
         workers,
         counters,
+        vports,
         stop_rx,
         live_rx,
         totals,
@@ -428,7 +449,7 @@ fn spawn<L: Layout>(
                     done,
                     total: s.totals,
                     seconds,
-                    live: live_stats(&s.counters),
+                    live: merge(live_stats(&s.counters), s.vports.port_stats()),
                 });
             }
             let asked = cfg.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
@@ -497,7 +518,9 @@ fn collect<L: Layout>(
         CaptureTx::write_merged(&captures, s.rep.linktype, std::io::BufWriter::new(f))
             .map_err(|e| format!("{}: write error: {e}", path.display()))?;
     }
-    let live = live_stats(&s.counters);
+    let virtio = s.vports.stats();
+    let live = merge(live_stats(&s.counters), s.vports.port_stats());
+    drop(s.vports);
     let port_drops = live.map_or(0, |l| l.tx_ring_full + l.tx_rejected);
     let unloadable = s.rep.unloadable * cfg.repeat + live.map_or(0, |l| l.rx_oversize);
     let packets = total.rx + unloadable;
@@ -561,5 +584,6 @@ fn collect<L: Layout>(
         cpu_seconds,
         live,
         delay_line,
+        virtio,
     })
 }

@@ -39,6 +39,16 @@ pub struct FwdCounters {
     pub dropped: u64,
     /// Well-formed packets of types not forwarded here (Interest Return, CCNinfo), skipped.
     pub skipped: u64,
+    /// Interests dropped for lack of a route.
+    pub no_route: u64,
+    /// Interests dropped with hop limit 0.
+    pub hop_limit: u64,
+    /// Interests refused because the PIT was full.
+    pub pit_full: u64,
+    /// Interests refused because their downstream face held its PIT share.
+    pub pit_face_limit: u64,
+    /// Interests refused because their next hop had its share of waiting PIT entries.
+    pub pit_upstream_limit: u64,
 }
 
 /// A single-threaded CCN forwarder over a content store `C` (`None` = CS off).
@@ -90,6 +100,11 @@ impl<C: ContentStore> Forwarder<C> {
         self.pit.len()
     }
 
+    /// Pending Interests that record downstream face `face` (0 = the face may be recycled).
+    pub fn face_load(&self, face: u16) -> u32 {
+        self.pit.face_load(face)
+    }
+
     /// The content store, if any.
     pub fn cs(&self) -> Option<&C> {
         self.cs.as_ref()
@@ -136,10 +151,12 @@ impl<C: ContentStore> Forwarder<C> {
                     }
                 }
                 if p.hop_limit == 0 {
+                    self.counters.hop_limit += 1;
                     self.counters.dropped += 1;
                     return Ok(Action::Dropped);
                 }
                 let Some(out) = self.fib.lookup_hashes(&self.hashes[..n]) else {
+                    self.counters.no_route += 1;
                     self.counters.dropped += 1;
                     return Ok(Action::Dropped);
                 };
@@ -147,17 +164,19 @@ impl<C: ContentStore> Forwarder<C> {
                     (0, _) | (_, None) => self.pit.lifetime(),
                     (t, Some(ms)) => ms as u64 * t,
                 };
-                match self.pit.insert_for(key, face, now, life) {
+                let refused = match self.pit.insert_via(key, face, Some(out), now, life) {
                     PitInsert::New => {
                         send(out, pkt);
-                        Ok(Action::Forwarded)
+                        return Ok(Action::Forwarded);
                     }
-                    PitInsert::Aggregated => Ok(Action::Aggregated),
-                    PitInsert::Full => {
-                        self.counters.dropped += 1;
-                        Ok(Action::Dropped)
-                    }
-                }
+                    PitInsert::Aggregated => return Ok(Action::Aggregated),
+                    PitInsert::Full => &mut self.counters.pit_full,
+                    PitInsert::FaceLimit => &mut self.counters.pit_face_limit,
+                    PitInsert::UpstreamLimit => &mut self.counters.pit_upstream_limit,
+                };
+                *refused += 1;
+                self.counters.dropped += 1;
+                Ok(Action::Dropped)
             }
             Kind::Data => {
                 self.counters.data += 1;
@@ -217,5 +236,6 @@ mod tests {
         build_interest(&mut i, &n, 8);
         assert_eq!(f.handle(&i, 0, 6, &mut |_, _| {}), Ok(Action::Dropped));
         assert_eq!(f.counters.cs_hits, 1);
+        assert_eq!(f.counters.no_route, 1);
     }
 }

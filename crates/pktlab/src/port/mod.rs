@@ -14,6 +14,10 @@
 //!   (rx fills buffers taken from the worker's [`PoolCache`], tx hands them back to it);
 //! * [`delay`] — a delay line in front of an afpacket tx port (`forward --delay --rate`):
 //!   AQM queue, rate-paced link and propagation delay in real time;
+//! * [`vhost_user`] — `vhost-user:PATH[,client]`: pktlab as the vhost-user backend (the
+//!   virtual switch between CNFs), over [`virtq`]'s split rings in the frontend's memory;
+//! * [`virtio_user`] — `virtio-user:PATH`: pktlab as a vhost-user frontend (a CNF's virtio
+//!   NIC), for `gen`/`sink` on either side of a switch; [`virtio_stats`] counts both;
 //! * [`rss`] — the Toeplitz RSS hash and redirection table that spread flows over workers.
 
 pub mod afpacket;
@@ -22,6 +26,10 @@ pub mod delay;
 pub mod mem;
 pub mod null;
 pub mod rss;
+pub mod vhost_user;
+pub mod virtio_stats;
+pub mod virtio_user;
+pub mod virtq;
 
 use crate::mbuf::{Buf, Layout, Pool, PoolCache};
 use std::path::PathBuf;
@@ -30,6 +38,8 @@ pub use afpacket::{AfPacketRx, AfPacketTx};
 pub use capture::CaptureTx;
 pub use mem::{MemFrames, MemRx};
 pub use null::{NullRx, NullTx};
+pub use vhost_user::{VhostUserRx, VhostUserTx};
+pub use virtio_user::{VirtioUserRx, VirtioUserTx};
 
 /// What a port's burst works with: the shared buffer pool, the calling worker's pool cache
 /// and its metadata layout — passed together so that every port takes one argument for them.
@@ -118,6 +128,20 @@ pub enum RxSpec {
     Pcap(PathBuf),
     /// `afpacket:IFACE`: a live interface.
     AfPacket(String),
+    /// `vhost-user:PATH[,client]`: the switch side of a vhost-user socket.
+    VhostUser(VhostSpec),
+    /// `virtio-user:PATH`: a CNF's virtio NIC on a vhost-user socket.
+    VirtioUser(PathBuf),
+}
+
+/// The socket of a `vhost-user:PATH[,client]` port: created and listened on, or with
+/// `,client` connected to (the frontend listens).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VhostSpec {
+    /// Socket path.
+    pub path: PathBuf,
+    /// Connect instead of listening.
+    pub client: bool,
 }
 
 /// A transmit port as the CLI names it.
@@ -129,6 +153,43 @@ pub enum TxSpec {
     Pcap(PathBuf),
     /// `afpacket:IFACE`: a live interface.
     AfPacket(String),
+    /// `vhost-user:PATH[,client]`: the switch side of a vhost-user socket.
+    VhostUser(VhostSpec),
+    /// `virtio-user:PATH`: a CNF's virtio NIC on a vhost-user socket.
+    VirtioUser(PathBuf),
+}
+
+/// The virtio ports of a spec string: `vhost-user:PATH[,client]` or `virtio-user:PATH`
+/// (an error for an empty path).
+fn virtio_spec(s: &str) -> Option<Result<Result<VhostSpec, PathBuf>, String>> {
+    let empty = |k: &str| Err(format!("port {s:?}: {k} needs a socket path"));
+    if let Some(p) = s.strip_prefix("vhost-user:") {
+        let (p, client) = match p.strip_suffix(",client") {
+            Some(p) => (p, true),
+            None => (p, false),
+        };
+        return Some(if p.is_empty() {
+            empty("vhost-user:PATH")
+        } else {
+            Ok(Ok(VhostSpec {
+                path: PathBuf::from(p),
+                client,
+            }))
+        });
+    }
+    let p = s.strip_prefix("virtio-user:")?;
+    Some(if p.is_empty() {
+        empty("virtio-user:PATH")
+    } else {
+        Ok(Err(PathBuf::from(p)))
+    })
+}
+
+impl std::fmt::Display for VhostSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let c = if self.client { ",client" } else { "" };
+        write!(f, "vhost-user:{}{c}", self.path.display())
+    }
 }
 
 /// The interface name of `afpacket:IFACE` (an error for an empty name).
@@ -164,8 +225,11 @@ impl std::str::FromStr for RxSpec {
         if let Some(i) = afpacket_name(s) {
             return i.map(RxSpec::AfPacket);
         }
+        if let Some(v) = virtio_spec(s) {
+            return v.map(|v| v.map_or_else(RxSpec::VirtioUser, RxSpec::VhostUser));
+        }
         Err(format!(
-            "unknown rx port {s:?} (known: pcap:PATH, synthetic, null:LEN, afpacket:IFACE)"
+            "unknown rx port {s:?} (known: pcap:PATH, synthetic, null:LEN, afpacket:IFACE, vhost-user:PATH[,client], virtio-user:PATH)"
         ))
     }
 }
@@ -182,8 +246,11 @@ impl std::str::FromStr for TxSpec {
         if let Some(i) = afpacket_name(s) {
             return i.map(TxSpec::AfPacket);
         }
+        if let Some(v) = virtio_spec(s) {
+            return v.map(|v| v.map_or_else(TxSpec::VirtioUser, TxSpec::VhostUser));
+        }
         Err(format!(
-            "unknown tx port {s:?} (known: null, pcap:PATH, afpacket:IFACE)"
+            "unknown tx port {s:?} (known: null, pcap:PATH, afpacket:IFACE, vhost-user:PATH[,client], virtio-user:PATH)"
         ))
     }
 }
@@ -195,6 +262,8 @@ impl std::fmt::Display for RxSpec {
             RxSpec::Synthetic => f.write_str("synthetic"),
             RxSpec::Pcap(p) => write!(f, "pcap:{}", p.display()),
             RxSpec::AfPacket(i) => write!(f, "afpacket:{i}"),
+            RxSpec::VhostUser(v) => v.fmt(f),
+            RxSpec::VirtioUser(p) => write!(f, "virtio-user:{}", p.display()),
         }
     }
 }
@@ -205,6 +274,8 @@ impl std::fmt::Display for TxSpec {
             TxSpec::Null => f.write_str("null"),
             TxSpec::Pcap(p) => write!(f, "pcap:{}", p.display()),
             TxSpec::AfPacket(i) => write!(f, "afpacket:{i}"),
+            TxSpec::VhostUser(v) => v.fmt(f),
+            TxSpec::VirtioUser(p) => write!(f, "virtio-user:{}", p.display()),
         }
     }
 }
@@ -217,6 +288,10 @@ pub enum AnyRx {
     Mem(MemRx),
     /// See [`AfPacketRx`].
     AfPacket(AfPacketRx),
+    /// See [`VhostUserRx`].
+    VhostUser(VhostUserRx),
+    /// See [`VirtioUserRx`].
+    VirtioUser(VirtioUserRx),
 }
 
 impl RxPort for AnyRx {
@@ -226,12 +301,16 @@ impl RxPort for AnyRx {
             AnyRx::Null(p) => p.rx_burst(c, out, max),
             AnyRx::Mem(p) => p.rx_burst(c, out, max),
             AnyRx::AfPacket(p) => p.rx_burst(c, out, max),
+            AnyRx::VhostUser(p) => p.rx_burst(c, out, max),
+            AnyRx::VirtioUser(p) => p.rx_burst(c, out, max),
         }
     }
 
     fn exhausted(&self) -> bool {
         match self {
             AnyRx::AfPacket(p) => p.exhausted(),
+            AnyRx::VhostUser(p) => p.exhausted(),
+            AnyRx::VirtioUser(p) => p.exhausted(),
             _ => true,
         }
     }
@@ -247,6 +326,10 @@ pub enum AnyTx {
     AfPacket(AfPacketTx),
     /// See [`delay::DelayTx`].
     Delay(Box<delay::DelayTx>),
+    /// See [`VhostUserTx`].
+    VhostUser(VhostUserTx),
+    /// See [`VirtioUserTx`].
+    VirtioUser(VirtioUserTx),
 }
 
 impl TxPort for AnyTx {
@@ -257,6 +340,8 @@ impl TxPort for AnyTx {
             AnyTx::Capture(p) => p.tx_burst(c, bufs, lens, ts),
             AnyTx::AfPacket(p) => p.tx_burst(c, bufs, lens, ts),
             AnyTx::Delay(p) => p.tx_burst(c, bufs, lens, ts),
+            AnyTx::VhostUser(p) => p.tx_burst(c, bufs, lens, ts),
+            AnyTx::VirtioUser(p) => p.tx_burst(c, bufs, lens, ts),
         }
     }
     fn packets(&self) -> u64 {
@@ -265,6 +350,8 @@ impl TxPort for AnyTx {
             AnyTx::Capture(p) => p.packets(),
             AnyTx::AfPacket(p) => p.packets(),
             AnyTx::Delay(p) => p.packets(),
+            AnyTx::VhostUser(p) => p.packets(),
+            AnyTx::VirtioUser(p) => p.packets(),
         }
     }
     #[inline]
@@ -329,5 +416,32 @@ mod tests {
             .parse::<TxSpec>()
             .unwrap_err()
             .contains("interface name"));
+        let v = |p: &str, client| VhostSpec {
+            path: p.into(),
+            client,
+        };
+        assert_eq!(
+            "vhost-user:/s/a.sock".parse(),
+            Ok(RxSpec::VhostUser(v("/s/a.sock", false)))
+        );
+        assert_eq!(
+            "vhost-user:/s/b.sock,client".parse(),
+            Ok(TxSpec::VhostUser(v("/s/b.sock", true)))
+        );
+        assert_eq!(
+            "virtio-user:/s/a.sock".parse(),
+            Ok(TxSpec::VirtioUser("/s/a.sock".into()))
+        );
+        assert!("vhost-user:"
+            .parse::<RxSpec>()
+            .unwrap_err()
+            .contains("socket path"));
+        assert!("virtio-user:"
+            .parse::<TxSpec>()
+            .unwrap_err()
+            .contains("socket path"));
+        for s in ["vhost-user:/s/b.sock,client", "virtio-user:/x"] {
+            assert_eq!(s.parse::<RxSpec>().unwrap().to_string(), s);
+        }
     }
 }

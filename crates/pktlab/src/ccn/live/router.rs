@@ -20,7 +20,9 @@ use std::io;
 use std::net::{SocketAddr, UdpSocket};
 use std::time::{Duration, Instant};
 
-/// Most faces per worker (the forwarder records faces in a 64-bit mask).
+/// Most faces at once per worker (the forwarder records faces in a 64-bit mask). A new peer
+/// takes a free slot, else the least recently used downstream face with no pending Interest;
+/// faces idle for [`RouterConfig::face_idle_ms`] with nothing pending are freed.
 pub const MAX_FACES: usize = 64;
 
 /// Router settings.
@@ -44,6 +46,13 @@ pub struct RouterConfig {
     pub pit_entries: usize,
     /// PIT lifetime (ms) of an Interest without an InterestLifetime.
     pub lifetime_ms: u64,
+    /// PIT entries one downstream face may hold per worker (0 = a quarter of the PIT).
+    pub pit_per_face: usize,
+    /// PIT entries that may wait on one next hop per worker (0 = half the PIT with two or more
+    /// routes, the whole PIT with one).
+    pub pit_per_route: usize,
+    /// A downstream face with nothing pending is freed after this many idle milliseconds.
+    pub face_idle_ms: u64,
     /// Datagrams per system call.
     pub batch: usize,
     /// Stop after this long (`None` = until stopped).
@@ -61,6 +70,7 @@ impl RouterConfig {
         check::int_range("--workers", self.workers as u64, 1, 64)?;
         check::int_range("--pit-entries", self.pit_entries as u64, 1, 1 << 26)?;
         check::int_range("--lifetime-ms", self.lifetime_ms, 1, 3_600_000)?;
+        check::int_range("--face-idle-ms", self.face_idle_ms, 1, 3_600_000)?;
         check::int_range("--batch", self.batch as u64, 1, 1024)?;
         if let Some(d) = self.duration {
             check::positive("--duration", d.as_secs_f64())?;
@@ -81,6 +91,9 @@ impl Default for RouterConfig {
             dialect: Dialect::default(),
             pit_entries: 65536,
             lifetime_ms: 4000,
+            pit_per_face: 0,
+            pit_per_route: 0,
+            face_idle_ms: 10_000,
             batch: 64,
             duration: None,
             seed: 1,
@@ -135,8 +148,22 @@ pub struct RouterStats {
     pub skipped: u64,
     /// PIT entries freed by expiry.
     pub pit_expired: u64,
-    /// Datagrams dropped because a worker already had [`MAX_FACES`] faces.
+    /// Interests dropped for lack of a route.
+    pub no_route: u64,
+    /// Interests dropped with hop limit 0.
+    pub hop_limit: u64,
+    /// Interests refused: PIT full.
+    pub pit_full: u64,
+    /// Interests refused: their face already held its PIT share.
+    pub pit_face_limit: u64,
+    /// Interests refused: their next hop already had its share of waiting PIT entries.
+    pub pit_route_limit: u64,
+    /// Datagrams dropped because all [`MAX_FACES`] faces of a worker had Interests pending.
     pub face_overflow: u64,
+    /// Faces recycled for a new peer (least recently used, nothing pending).
+    pub face_evicted: u64,
+    /// Faces freed after idling.
+    pub face_expired: u64,
     /// Sends the kernel refused.
     pub send_errors: u64,
     /// Datagrams cut at the receive buffer size.
@@ -164,7 +191,14 @@ impl RouterStats {
         self.malformed += o.malformed;
         self.skipped += o.skipped;
         self.pit_expired += o.pit_expired;
+        self.no_route += o.no_route;
+        self.hop_limit += o.hop_limit;
+        self.pit_full += o.pit_full;
+        self.pit_face_limit += o.pit_face_limit;
+        self.pit_route_limit += o.pit_route_limit;
         self.face_overflow += o.face_overflow;
+        self.face_evicted += o.face_evicted;
+        self.face_expired += o.face_expired;
         self.send_errors += o.send_errors;
         self.truncated += o.truncated;
         self.faces += o.faces;
@@ -223,31 +257,109 @@ pub struct RouterResult {
     pub interests_per_s: f64,
 }
 
-/// The faces of one worker: (socket index, peer), found by a linear scan (a handful of faces;
-/// no hashing per packet).
+/// One face slot: socket index (0 downstream, 1 upstream), peer, last use (ms).
+#[derive(Clone, Copy)]
+struct Face {
+    sock: u8,
+    peer: PeerKey,
+    last: u64,
+    used: bool,
+}
+
+/// The faces of one worker, found by a linear scan (at most [`MAX_FACES`]; no hashing per
+/// packet). Upstream faces (next hops) are never recycled.
 struct Faces {
-    list: Vec<(u8, PeerKey)>,
+    list: Vec<Face>,
     last: usize,
 }
 
+/// How [`Faces::find_or_add`] placed a peer.
+enum Placed {
+    /// Known or given a free slot.
+    Face(u16),
+    /// Given the slot of an evicted idle face.
+    Evicted(u16),
+    /// Every slot has Interests pending.
+    Full,
+}
+
 impl Faces {
+    /// The face of (`sock`, `peer`), added if new; `load(f)` = PIT entries recording face `f`.
     #[inline]
-    fn find_or_add(&mut self, sock: u8, peer: PeerKey) -> Option<u16> {
-        if let Some(&(s, p)) = self.list.get(self.last) {
-            if s == sock && p == peer {
-                return Some(self.last as u16);
+    fn find_or_add(
+        &mut self,
+        sock: u8,
+        peer: PeerKey,
+        now: u64,
+        load: impl Fn(u16) -> u32,
+    ) -> Placed {
+        if let Some(f) = self.list.get_mut(self.last) {
+            if f.used && f.sock == sock && f.peer == peer {
+                f.last = now;
+                return Placed::Face(self.last as u16);
             }
         }
-        let i = match self.list.iter().position(|&(s, p)| s == sock && p == peer) {
-            Some(i) => i,
-            None if self.list.len() < MAX_FACES => {
-                self.list.push((sock, peer));
-                self.list.len() - 1
-            }
-            None => return None,
+        let hit = self
+            .list
+            .iter()
+            .position(|f| f.used && f.sock == sock && f.peer == peer);
+        let new = Face {
+            sock,
+            peer,
+            last: now,
+            used: true,
         };
-        self.last = i;
-        Some(i as u16)
+        let placed = match hit {
+            Some(i) => {
+                self.list[i].last = now;
+                Placed::Face(i as u16)
+            }
+            None => {
+                if let Some(i) = self.list.iter().position(|f| !f.used) {
+                    self.list[i] = new;
+                    Placed::Face(i as u16)
+                } else if self.list.len() < MAX_FACES {
+                    self.list.push(new);
+                    Placed::Face((self.list.len() - 1) as u16)
+                } else {
+                    let victim = self
+                        .list
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, f)| f.sock == 0 && load(*i as u16) == 0)
+                        .min_by_key(|(_, f)| f.last)
+                        .map(|(i, _)| i);
+                    match victim {
+                        Some(i) => {
+                            self.list[i] = new;
+                            Placed::Evicted(i as u16)
+                        }
+                        None => return Placed::Full,
+                    }
+                }
+            }
+        };
+        if let Placed::Face(i) | Placed::Evicted(i) = placed {
+            self.last = i as usize;
+        }
+        placed
+    }
+
+    /// Frees downstream faces idle since before `before` with nothing pending; returns how many.
+    fn expire(&mut self, before: u64, load: impl Fn(u16) -> u32) -> u64 {
+        let mut n = 0;
+        for (i, f) in self.list.iter_mut().enumerate() {
+            if f.used && f.sock == 0 && f.last < before && load(i as u16) == 0 {
+                f.used = false;
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// Faces in use.
+    fn len(&self) -> usize {
+        self.list.iter().filter(|f| f.used).count()
     }
 }
 
@@ -258,6 +370,7 @@ struct Worker {
     rx: [RxBatch; 2],
     tx: [TxBatch; 2],
     st: RouterStats,
+    face_idle_ms: u64,
 }
 
 impl Worker {
@@ -275,16 +388,25 @@ impl Worker {
         let mut fib = Fib::new();
         let mut name = Vec::new();
         for (prefix, hop) in &cfg.routes {
-            let f = faces
-                .find_or_add(1, PeerKey::of(*hop))
-                .ok_or_else(|| io::Error::other("more than 64 next hops"))?;
+            let Placed::Face(f) = faces.find_or_add(1, PeerKey::of(*hop), 0, |_| 1) else {
+                return Err(io::Error::other("more than 64 next hops"));
+            };
             tlv::name_from_uri_in(prefix, cfg.dialect, &mut name);
             fib.add(&name, f);
         }
         let w = cfg.workers.max(1);
         let cap = cfg.cs_entries.div_ceil(w);
         let cs = (cap > 0).then(|| AnyCs::new(cfg.cs_policy, cap, cfg.seed + idx as u64));
-        let pit = Pit::new(cfg.pit_entries.max(16), cfg.lifetime_ms);
+        let entries = cfg.pit_entries.max(16);
+        let per_face = match cfg.pit_per_face {
+            0 => entries / 4,
+            n => n,
+        };
+        let per_route = match cfg.pit_per_route {
+            0 if cfg.routes.len() > 1 => entries / 2,
+            n => n,
+        };
+        let pit = Pit::new(entries, cfg.lifetime_ms).with_limits(per_face, per_route);
         Ok(Worker {
             fwd: Forwarder::new(cs, cfg.slot_bytes, pit, fib).with_interest_lifetimes(1),
             faces,
@@ -292,6 +414,7 @@ impl Worker {
             rx: [RxBatch::new(cfg.batch), RxBatch::new(cfg.batch)],
             tx: [TxBatch::new(cfg.batch), TxBatch::new(cfg.batch)],
             st: RouterStats::default(),
+            face_idle_ms: cfg.face_idle_ms,
         })
     }
 
@@ -304,15 +427,30 @@ impl Worker {
             for i in 0..n {
                 let (pkt, from) = self.rx[s].get(i);
                 self.st.received += 1;
-                let Some(face) = from.and_then(|p| self.faces.find_or_add(s as u8, p)) else {
+                let Some(peer) = from else {
                     self.st.face_overflow += 1;
                     continue;
+                };
+                let fwd = &self.fwd;
+                let face = match self
+                    .faces
+                    .find_or_add(s as u8, peer, now, |f| fwd.face_load(f))
+                {
+                    Placed::Face(f) => f,
+                    Placed::Evicted(f) => {
+                        self.st.face_evicted += 1;
+                        f
+                    }
+                    Placed::Full => {
+                        self.st.face_overflow += 1;
+                        continue;
+                    }
                 };
                 let (faces, tx, socks) = (&self.faces, &mut self.tx, &self.socks);
                 let mut err = None;
                 let mut send = |f: u16, b: &[u8]| {
-                    let (ss, peer) = faces.list[f as usize];
-                    let ss = ss as usize;
+                    let Face { sock, peer, .. } = faces.list[f as usize];
+                    let ss = sock as usize;
                     if tx[ss].is_full() {
                         if let Err(e) = tx[ss].flush(&socks[ss]) {
                             err = Some(e);
@@ -366,7 +504,13 @@ impl Worker {
         self.st.sent = self.tx[0].sent + self.tx[1].sent;
         self.st.send_errors = self.tx[0].send_errors + self.tx[1].send_errors;
         self.st.truncated = self.rx[0].truncated + self.rx[1].truncated;
-        self.st.faces = self.faces.list.len() as u64;
+        self.st.faces = self.faces.len() as u64;
+        let c = &self.fwd.counters;
+        self.st.no_route = c.no_route;
+        self.st.hop_limit = c.hop_limit;
+        self.st.pit_full = c.pit_full;
+        self.st.pit_face_limit = c.pit_face_limit;
+        self.st.pit_route_limit = c.pit_upstream_limit;
         self.st.rx_calls = self.rx[0].calls + self.rx[1].calls;
         self.st.tx_calls = self.tx[0].calls + self.tx[1].calls;
         self.st
@@ -382,6 +526,10 @@ impl Worker {
             since_expire += got;
             if got == 0 || since_expire >= 4096 {
                 self.st.pit_expired += self.fwd.expire(now, 1024) as u64;
+                let fwd = &self.fwd;
+                self.st.face_expired += self
+                    .faces
+                    .expire(now.saturating_sub(self.face_idle_ms), |f| fwd.face_load(f));
                 since_expire = 0;
             }
             self.finish_stats();

@@ -1,0 +1,842 @@
+//! Split virtqueues (VIRTIO 1.2 §2.7) over memory shared with another process, the rings both
+//! live virtio ports use: [`DeviceQueue`] is the device's view (the vhost-user backend, a
+//! virtual switch: it takes what the driver made available and returns it used),
+//! [`DriverQueue`] the driver's (the virtio-user frontend, a CNF: it makes buffers available
+//! and takes them back used). Constants and the virtio-net header layout come from
+//! `virtio-bindings`; the memory is mapped with `vm-memory`.
+//!
+//! The peer writes this memory concurrently, so nothing here forms a Rust reference into it:
+//! ring indices are read and written as atomics (acquire/release, the ordering VIRTIO's
+//! memory barriers ask for), descriptors and packet bytes through raw-pointer copies, as
+//! `vm-memory`'s own volatile slices do. Every index and address that comes from the peer is
+//! checked against the ring size or the mapped regions before it is used; a bad one is
+//! reported, never followed.
+
+use std::fs::File;
+use std::sync::atomic::{AtomicU16, Ordering};
+use virtio_bindings::virtio_ring::{
+    VRING_AVAIL_F_NO_INTERRUPT, VRING_DESC_F_INDIRECT, VRING_DESC_F_NEXT, VRING_DESC_F_WRITE,
+    VRING_USED_F_NO_NOTIFY,
+};
+use vm_memory::mmap::MmapRegion;
+use vm_memory::FileOffset;
+
+/// `VRING_DESC_F_NEXT`.
+pub const F_NEXT: u16 = VRING_DESC_F_NEXT as u16;
+/// `VRING_DESC_F_WRITE`.
+pub const F_WRITE: u16 = VRING_DESC_F_WRITE as u16;
+/// `VRING_DESC_F_INDIRECT`.
+pub const F_INDIRECT: u16 = VRING_DESC_F_INDIRECT as u16;
+/// Bytes of the virtio-net header in front of every packet when `VIRTIO_F_VERSION_1` or
+/// `VIRTIO_NET_F_MRG_RXBUF` is negotiated (`struct virtio_net_hdr_mrg_rxbuf`).
+pub const NET_HDR_LEN: usize =
+    std::mem::size_of::<virtio_bindings::virtio_net::virtio_net_hdr_mrg_rxbuf>();
+/// Offset of `num_buffers` in the header.
+const NUM_BUFFERS_OFF: usize = 10;
+/// Largest queue size accepted (VIRTIO's limit for split rings).
+pub const MAX_QUEUE_SIZE: u16 = 32768;
+
+/// Errors of setting up shared memory or rings.
+#[derive(Debug, thiserror::Error)]
+pub enum VirtqError {
+    /// A memory region could not be mapped.
+    #[error("cannot map memory region {index} ({size} bytes at offset {offset}): {source}")]
+    Map {
+        /// Region number.
+        index: usize,
+        /// Bytes.
+        size: u64,
+        /// Offset in the file.
+        offset: u64,
+        /// The cause.
+        source: vm_memory::mmap::MmapRegionError,
+    },
+    /// A region's description does not fit the file or the address space.
+    #[error("memory region {0} is malformed (size 0, overflow, or fewer files than regions)")]
+    BadRegion(usize),
+    /// A ring size the queue cannot take.
+    #[error("queue size {0} is not a power of two in 1..={MAX_QUEUE_SIZE}")]
+    BadSize(u32),
+    /// A ring address outside the peer's memory.
+    #[error("the {0} ring at address {1:#x} is not inside the shared memory")]
+    RingOutside(&'static str, u64),
+    /// Creating shared memory failed.
+    #[error("cannot create shared memory: {0}")]
+    Create(std::io::Error),
+}
+
+/// One region of memory shared with the peer.
+struct Region {
+    /// Start in the driver's physical address space (descriptor addresses).
+    gpa: u64,
+    /// Start in the frontend's virtual address space (ring addresses of vhost-user).
+    uva: u64,
+    len: u64,
+    host: *mut u8,
+    _map: MmapRegion<()>,
+}
+
+/// The peer's memory, mapped once per `SET_MEM_TABLE` and never remapped while in use.
+pub struct MemTable {
+    regions: Vec<Region>,
+}
+
+// SAFETY: the table only holds mappings (owned by `MmapRegion`) and their addresses; the
+// memory behind them is accessed through raw-pointer copies and atomics, never references.
+unsafe impl Send for MemTable {}
+// SAFETY: as above; `&MemTable` only translates addresses.
+unsafe impl Sync for MemTable {}
+
+/// A region as vhost-user describes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RegionDesc {
+    /// Driver-physical start.
+    pub gpa: u64,
+    /// Bytes.
+    pub size: u64,
+    /// Frontend-virtual start.
+    pub uva: u64,
+    /// Where the region starts in its file.
+    pub offset: u64,
+}
+
+impl MemTable {
+    /// Maps `regions[i]` from `files[i]` (shared, read/write). The whole file prefix up to
+    /// the region's end is mapped (rounded up to the file's block size, which hugetlbfs
+    /// requires), as DPDK's vhost library does.
+    pub fn map(regions: &[RegionDesc], files: Vec<File>) -> Result<MemTable, VirtqError> {
+        if files.len() < regions.len() {
+            return Err(VirtqError::BadRegion(files.len()));
+        }
+        let mut out = Vec::with_capacity(regions.len());
+        for (i, (r, f)) in regions.iter().zip(files).enumerate() {
+            let end = r
+                .offset
+                .checked_add(r.size)
+                .ok_or(VirtqError::BadRegion(i))?;
+            if r.size == 0
+                || r.gpa.checked_add(r.size).is_none()
+                || r.uva.checked_add(r.size).is_none()
+            {
+                return Err(VirtqError::BadRegion(i));
+            }
+            let blk = block_size(&f).max(4096);
+            let len = end.div_ceil(blk) * blk;
+            let map = MmapRegion::<()>::from_file(FileOffset::new(f, 0), len as usize).map_err(
+                |source| VirtqError::Map {
+                    index: i,
+                    size: r.size,
+                    offset: r.offset,
+                    source,
+                },
+            )?;
+            // SAFETY: offset + size <= len, the mapping's length.
+            let host = unsafe { map.as_ptr().add(r.offset as usize) };
+            out.push(Region {
+                gpa: r.gpa,
+                uva: r.uva,
+                len: r.size,
+                host,
+                _map: map,
+            });
+        }
+        Ok(MemTable { regions: out })
+    }
+
+    /// Shared memory of `len` bytes of our own (a memfd, or a hugetlbfs-backed memfd when
+    /// `huge`), with driver-physical = frontend-virtual = our address, as DPDK's virtio-user
+    /// does. Returns the table and the file to pass to the backend.
+    pub fn create(len: u64, huge: bool) -> Result<(MemTable, File), VirtqError> {
+        use std::os::fd::FromRawFd;
+        let flags = libc::MFD_CLOEXEC | if huge { libc::MFD_HUGETLB } else { 0 };
+        // SAFETY: the name is a NUL-terminated literal; the fd is owned right away.
+        let fd = unsafe { libc::memfd_create(c"pktlab-virtio".as_ptr(), flags) };
+        if fd < 0 {
+            return Err(VirtqError::Create(std::io::Error::last_os_error()));
+        }
+        // SAFETY: `fd` is a fresh descriptor we own.
+        let f = unsafe { File::from_raw_fd(fd) };
+        let blk: u64 = if huge { 2 << 20 } else { 4096 };
+        let len = len.div_ceil(blk) * blk;
+        f.set_len(len).map_err(VirtqError::Create)?;
+        let dup = f.try_clone().map_err(VirtqError::Create)?;
+        let map = MmapRegion::<()>::from_file(FileOffset::new(dup, 0), len as usize).map_err(
+            |source| VirtqError::Map {
+                index: 0,
+                size: len,
+                offset: 0,
+                source,
+            },
+        )?;
+        let host = map.as_ptr();
+        let addr = host as u64;
+        Ok((
+            MemTable {
+                regions: vec![Region {
+                    gpa: addr,
+                    uva: addr,
+                    len,
+                    host,
+                    _map: map,
+                }],
+            },
+            f,
+        ))
+    }
+
+    /// The regions as vhost-user's `SET_MEM_TABLE` describes them.
+    pub fn descs(&self) -> Vec<RegionDesc> {
+        self.regions
+            .iter()
+            .map(|r| RegionDesc {
+                gpa: r.gpa,
+                size: r.len,
+                uva: r.uva,
+                offset: 0,
+            })
+            .collect()
+    }
+
+    /// The host address of driver-physical `[addr, addr + len)`, if one region holds it all.
+    #[inline(always)]
+    pub fn gpa(&self, addr: u64, len: u32) -> Option<*mut u8> {
+        for r in &self.regions {
+            let off = addr.wrapping_sub(r.gpa);
+            if off < r.len && r.len - off >= len as u64 {
+                // SAFETY: off + len <= r.len: inside the mapping.
+                return Some(unsafe { r.host.add(off as usize) });
+            }
+        }
+        None
+    }
+
+    /// The host address of frontend-virtual `[addr, addr + len)`, if one region holds it.
+    pub fn uva(&self, addr: u64, len: u64) -> Option<*mut u8> {
+        for r in &self.regions {
+            let off = addr.wrapping_sub(r.uva);
+            if off < r.len && r.len - off >= len {
+                // SAFETY: off + len <= r.len: inside the mapping.
+                return Some(unsafe { r.host.add(off as usize) });
+            }
+        }
+        None
+    }
+}
+
+fn block_size(f: &File) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    f.metadata().map(|m| m.blksize()).unwrap_or(4096)
+}
+
+/// Bytes of the descriptor table, available ring and used ring of a queue of `n` entries.
+pub fn ring_bytes(n: u16) -> (u64, u64, u64) {
+    let n = n as u64;
+    (16 * n, 6 + 2 * n, 6 + 8 * n)
+}
+
+/// A descriptor as read from the table.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Desc {
+    /// Driver-physical address.
+    pub addr: u64,
+    /// Bytes.
+    pub len: u32,
+    /// `F_*` flags.
+    pub flags: u16,
+    /// Next descriptor of the chain (with `F_NEXT`).
+    pub next: u16,
+}
+
+/// Where a queue's three parts live in the host address space, checked once at set-up.
+#[derive(Clone, Copy, Debug)]
+pub struct RingAddrs {
+    desc: *mut u8,
+    avail: *mut u8,
+    used: *mut u8,
+    size: u16,
+}
+
+// SAFETY: plain addresses inside a `MemTable` whose owner keeps it mapped while they are used.
+unsafe impl Send for RingAddrs {}
+// SAFETY: as above.
+unsafe impl Sync for RingAddrs {}
+
+impl RingAddrs {
+    /// Checks that a queue of `size` entries with its parts at `desc`/`avail`/`used` (looked up
+    /// with `find(addr, len)`) lies in mapped memory, 16/2/4-byte aligned.
+    pub fn new(
+        size: u32,
+        desc: u64,
+        avail: u64,
+        used: u64,
+        find: impl Fn(u64, u64) -> Option<*mut u8>,
+    ) -> Result<RingAddrs, VirtqError> {
+        if size == 0 || size > MAX_QUEUE_SIZE as u32 || !size.is_power_of_two() {
+            return Err(VirtqError::BadSize(size));
+        }
+        let (dl, al, ul) = ring_bytes(size as u16);
+        let d = find(desc, dl)
+            .filter(|p| (*p as usize).is_multiple_of(16))
+            .ok_or(VirtqError::RingOutside("descriptor", desc))?;
+        let a = find(avail, al)
+            .filter(|p| (*p as usize).is_multiple_of(2))
+            .ok_or(VirtqError::RingOutside("available", avail))?;
+        let u = find(used, ul)
+            .filter(|p| (*p as usize).is_multiple_of(4))
+            .ok_or(VirtqError::RingOutside("used", used))?;
+        Ok(RingAddrs {
+            desc: d,
+            avail: a,
+            used: u,
+            size: size as u16,
+        })
+    }
+
+    /// Entries.
+    pub fn size(&self) -> u16 {
+        self.size
+    }
+
+    #[inline(always)]
+    fn u16_at(&self, p: *mut u8, off: usize) -> &AtomicU16 {
+        // SAFETY: `p` is one of the checked, 2-aligned ring parts and `off` is inside it
+        // (callers pass offsets below the part's length); shared with the peer, hence atomic.
+        unsafe { AtomicU16::from_ptr(p.add(off).cast()) }
+    }
+
+    #[inline(always)]
+    fn avail_flags(&self) -> u16 {
+        self.u16_at(self.avail, 0).load(Ordering::Relaxed)
+    }
+
+    #[inline(always)]
+    fn avail_idx(&self) -> &AtomicU16 {
+        self.u16_at(self.avail, 2)
+    }
+
+    #[inline(always)]
+    fn avail_ring(&self, i: u16) -> &AtomicU16 {
+        self.u16_at(self.avail, 4 + 2 * (i & (self.size - 1)) as usize)
+    }
+
+    #[inline(always)]
+    fn used_flags(&self) -> &AtomicU16 {
+        self.u16_at(self.used, 0)
+    }
+
+    #[inline(always)]
+    fn used_idx(&self) -> &AtomicU16 {
+        self.u16_at(self.used, 2)
+    }
+
+    /// Reads descriptor `i` (`i < size`, checked by the caller).
+    #[inline(always)]
+    fn read_desc(&self, i: u16) -> Desc {
+        debug_assert!(i < self.size);
+        // SAFETY: i < size: the 16 bytes lie in the checked descriptor table; an unaligned
+        // raw read of plain integers, no reference into shared memory.
+        let raw =
+            unsafe { std::ptr::read_volatile(self.desc.add(16 * i as usize).cast::<[u8; 16]>()) };
+        Desc {
+            addr: u64::from_le_bytes(raw[0..8].try_into().unwrap()),
+            len: u32::from_le_bytes(raw[8..12].try_into().unwrap()),
+            flags: u16::from_le_bytes(raw[12..14].try_into().unwrap()),
+            next: u16::from_le_bytes(raw[14..16].try_into().unwrap()),
+        }
+    }
+
+    #[inline(always)]
+    fn write_desc(&self, i: u16, d: Desc) {
+        let mut raw = [0u8; 16];
+        raw[0..8].copy_from_slice(&d.addr.to_le_bytes());
+        raw[8..12].copy_from_slice(&d.len.to_le_bytes());
+        raw[12..14].copy_from_slice(&d.flags.to_le_bytes());
+        raw[14..16].copy_from_slice(&d.next.to_le_bytes());
+        // SAFETY: i < size (callers index their own descriptors): inside the table.
+        unsafe {
+            std::ptr::write_volatile(
+                self.desc
+                    .add(16 * (i & (self.size - 1)) as usize)
+                    .cast::<[u8; 16]>(),
+                raw,
+            )
+        };
+    }
+
+    #[inline(always)]
+    fn write_used(&self, slot: u16, id: u32, len: u32) {
+        let off = 4 + 8 * (slot & (self.size - 1)) as usize;
+        let mut raw = [0u8; 8];
+        raw[0..4].copy_from_slice(&id.to_le_bytes());
+        raw[4..8].copy_from_slice(&len.to_le_bytes());
+        // SAFETY: off + 8 <= 4 + 8 * size: inside the used ring.
+        unsafe { std::ptr::write_volatile(self.used.add(off).cast::<[u8; 8]>(), raw) };
+    }
+
+    #[inline(always)]
+    fn read_used(&self, slot: u16) -> (u32, u32) {
+        let off = 4 + 8 * (slot & (self.size - 1)) as usize;
+        // SAFETY: as in `write_used`.
+        let raw = unsafe { std::ptr::read_volatile(self.used.add(off).cast::<[u8; 8]>()) };
+        (
+            u32::from_le_bytes(raw[0..4].try_into().unwrap()),
+            u32::from_le_bytes(raw[4..8].try_into().unwrap()),
+        )
+    }
+}
+
+/// Copies `len` bytes from shared memory at `src` into `dst`.
+///
+/// # Safety
+/// `src..src + dst.len()` must lie in a live mapping (checked by [`MemTable::gpa`]).
+#[inline(always)]
+pub unsafe fn copy_from_shared(dst: &mut [u8], src: *const u8) {
+    // SAFETY: the caller guarantees the source range; `dst` is our own buffer, disjoint.
+    unsafe { std::ptr::copy_nonoverlapping(src, dst.as_mut_ptr(), dst.len()) };
+}
+
+/// Copies `src` into shared memory at `dst`.
+///
+/// # Safety
+/// `dst..dst + src.len()` must lie in a live mapping (checked by [`MemTable::gpa`]).
+#[inline(always)]
+pub unsafe fn copy_to_shared(dst: *mut u8, src: &[u8]) {
+    // SAFETY: the caller guarantees the destination range; `src` is ours, disjoint.
+    unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst, src.len()) };
+}
+
+/// Why a chain could not be used (counted by the ports).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChainError {
+    /// A descriptor index, address or length outside the ring or the shared memory, a
+    /// loop, an indirect descriptor (not negotiated), or a buffer of the wrong direction.
+    Bad,
+    /// The packet does not fit (longer than the data room, or than the driver's buffers).
+    TooLong,
+}
+
+/// The device's view of a queue (the vhost-user backend).
+pub struct DeviceQueue {
+    ring: RingAddrs,
+    last_avail: u16,
+    used_idx: u16,
+    used_published: u16,
+}
+
+impl DeviceQueue {
+    /// Starts at `last_avail` (vhost-user's `SET_VRING_BASE`); the used index is taken from
+    /// the ring, as DPDK's vhost library does on a mismatch. Asks the driver not to notify
+    /// (this device polls).
+    pub fn new(ring: RingAddrs, base: u16) -> DeviceQueue {
+        let used = ring.used_idx().load(Ordering::Acquire);
+        let last = if used != base { used } else { base };
+        ring.used_flags()
+            .store(VRING_USED_F_NO_NOTIFY as u16, Ordering::Release);
+        DeviceQueue {
+            ring,
+            last_avail: last,
+            used_idx: last,
+            used_published: last,
+        }
+    }
+
+    /// Entries.
+    pub fn size(&self) -> u16 {
+        self.ring.size
+    }
+
+    /// The next available index to consume (what `GET_VRING_BASE` reports).
+    pub fn last_avail(&self) -> u16 {
+        self.last_avail
+    }
+
+    /// Chains the driver has made available and this queue has not taken.
+    #[inline(always)]
+    pub fn pending(&self) -> u16 {
+        self.ring
+            .avail_idx()
+            .load(Ordering::Acquire)
+            .wrapping_sub(self.last_avail)
+    }
+
+    /// Takes the next available chain's head.
+    #[inline(always)]
+    pub fn pop(&mut self) -> u16 {
+        let h = self
+            .ring
+            .avail_ring(self.last_avail)
+            .load(Ordering::Relaxed);
+        self.last_avail = self.last_avail.wrapping_add(1);
+        h
+    }
+
+    /// Puts back the last `n` chains taken (not yet returned used).
+    pub fn unpop(&mut self, n: u16) {
+        self.last_avail = self.last_avail.wrapping_sub(n);
+    }
+
+    /// Returns chain `head` used with `len` bytes written (visible at [`Self::publish`]).
+    #[inline(always)]
+    pub fn push_used(&mut self, head: u16, len: u32) {
+        self.ring.write_used(self.used_idx, head as u32, len);
+        self.used_idx = self.used_idx.wrapping_add(1);
+    }
+
+    /// Withdraws the last `n` used entries not yet published.
+    pub fn unpush(&mut self, n: u16) {
+        self.used_idx = self.used_idx.wrapping_sub(n);
+    }
+
+    /// Makes the used entries visible to the driver; true if it wants an interrupt.
+    #[inline(always)]
+    pub fn publish(&mut self) -> bool {
+        if self.used_idx == self.used_published {
+            return false;
+        }
+        self.ring.used_idx().store(self.used_idx, Ordering::Release);
+        self.used_published = self.used_idx;
+        self.ring.avail_flags() & VRING_AVAIL_F_NO_INTERRUPT as u16 == 0
+    }
+
+    /// Calls `f(host_ptr, len, flags)` for every descriptor of chain `head` (at most `size`
+    /// of them); every descriptor must satisfy `want_write` (device-writable or not).
+    #[inline(always)]
+    pub fn walk(
+        &self,
+        mem: &MemTable,
+        head: u16,
+        want_write: bool,
+        mut f: impl FnMut(*mut u8, u32) -> Result<(), ChainError>,
+    ) -> Result<(), ChainError> {
+        let size = self.ring.size;
+        let mut i = head;
+        for _ in 0..size {
+            if i >= size {
+                return Err(ChainError::Bad);
+            }
+            let d = self.ring.read_desc(i);
+            if d.flags & F_INDIRECT != 0 || (d.flags & F_WRITE != 0) != want_write {
+                return Err(ChainError::Bad);
+            }
+            let p = mem.gpa(d.addr, d.len).ok_or(ChainError::Bad)?;
+            f(p, d.len)?;
+            if d.flags & F_NEXT == 0 {
+                return Ok(());
+            }
+            i = d.next;
+        }
+        Err(ChainError::Bad)
+    }
+}
+
+/// The driver's view of a queue (the virtio-user frontend): one fixed buffer of `buf_len`
+/// bytes per descriptor, all inside the shared memory.
+pub struct DriverQueue {
+    ring: RingAddrs,
+    bufs: *mut u8,
+    bufs_gpa: u64,
+    buf_len: u32,
+    free: Vec<u16>,
+    in_flight: Vec<bool>,
+    avail_idx: u16,
+    last_used: u16,
+}
+
+// SAFETY: the queue's memory belongs to the port that owns it (the shared mapping outlives it).
+unsafe impl Send for DriverQueue {}
+
+impl DriverQueue {
+    /// A queue over `ring` whose descriptor `i` owns the buffer at `bufs + i * buf_len`
+    /// (driver-physical `bufs_gpa + i * buf_len`). Marks the ring "no interrupts": this
+    /// driver polls.
+    pub fn new(ring: RingAddrs, bufs: *mut u8, bufs_gpa: u64, buf_len: u32) -> DriverQueue {
+        ring.u16_at(ring.avail, 0)
+            .store(VRING_AVAIL_F_NO_INTERRUPT as u16, Ordering::Release);
+        let free = (0..ring.size).rev().collect();
+        DriverQueue {
+            ring,
+            bufs,
+            bufs_gpa,
+            buf_len,
+            free,
+            in_flight: vec![false; ring.size as usize],
+            avail_idx: 0,
+            last_used: 0,
+        }
+    }
+
+    /// Descriptors not currently given to the device.
+    pub fn free(&self) -> usize {
+        self.free.len()
+    }
+
+    /// Gives a free descriptor's buffer to the device after `fill` wrote into it (returning
+    /// the bytes to expose; `write`: a device-writable buffer of the full length). False if
+    /// no descriptor is free.
+    #[inline(always)]
+    pub fn give(&mut self, write: bool, fill: impl FnOnce(*mut u8, usize) -> usize) -> bool {
+        let Some(i) = self.free.pop() else {
+            return false;
+        };
+        // SAFETY: i < size, so the buffer lies inside the region `new` was given.
+        let p = unsafe { self.bufs.add(i as usize * self.buf_len as usize) };
+        let len = fill(p, self.buf_len as usize).min(self.buf_len as usize);
+        self.in_flight[i as usize] = true;
+        self.ring.write_desc(
+            i,
+            Desc {
+                addr: self.bufs_gpa + i as u64 * self.buf_len as u64,
+                len: len as u32,
+                flags: if write { F_WRITE } else { 0 },
+                next: 0,
+            },
+        );
+        self.ring
+            .avail_ring(self.avail_idx)
+            .store(i, Ordering::Relaxed);
+        self.avail_idx = self.avail_idx.wrapping_add(1);
+        true
+    }
+
+    /// Makes the buffers given so far visible; true if the device wants a notification.
+    #[inline(always)]
+    pub fn publish(&mut self) -> bool {
+        self.ring
+            .avail_idx()
+            .store(self.avail_idx, Ordering::Release);
+        std::sync::atomic::fence(Ordering::SeqCst);
+        self.ring.used_flags().load(Ordering::Relaxed) & VRING_USED_F_NO_NOTIFY as u16 == 0
+    }
+
+    /// Buffers the device has returned and [`Self::reclaim`] has not taken yet.
+    #[inline(always)]
+    pub fn used_pending(&self) -> usize {
+        self.ring
+            .used_idx()
+            .load(Ordering::Acquire)
+            .wrapping_sub(self.last_used) as usize
+    }
+
+    /// Takes back up to `max` used buffers, calling `f(buffer, bytes written)` for each (an
+    /// id the device made up is skipped and counted in the returned `bad`). Returns
+    /// (taken, bad).
+    #[inline(always)]
+    pub fn reclaim(&mut self, max: usize, mut f: impl FnMut(*const u8, usize)) -> (usize, u64) {
+        let used = self.ring.used_idx().load(Ordering::Acquire);
+        let n = (used.wrapping_sub(self.last_used) as usize).min(max);
+        let mut bad = 0;
+        for _ in 0..n {
+            let (id, len) = self.ring.read_used(self.last_used);
+            self.last_used = self.last_used.wrapping_add(1);
+            if id >= self.ring.size as u32 || !self.in_flight[id as usize] {
+                bad += 1;
+                continue;
+            }
+            self.in_flight[id as usize] = false;
+            // SAFETY: id < size: the descriptor's own buffer.
+            let p = unsafe { self.bufs.add(id as usize * self.buf_len as usize) };
+            f(p, (len as usize).min(self.buf_len as usize));
+            self.free.push(id as u16);
+        }
+        (n, bad)
+    }
+}
+
+/// Writes a virtio-net header of `hdr_len` bytes (no offloads) for a packet spread over
+/// `num_buffers` buffers at `p` (the count only in a 12-byte header).
+///
+/// # Safety
+/// `p..p + hdr_len` must lie in a live mapping; `hdr_len <= NET_HDR_LEN`.
+#[inline(always)]
+pub unsafe fn write_net_hdr(p: *mut u8, hdr_len: usize, num_buffers: u16) {
+    let mut h = [0u8; NET_HDR_LEN];
+    h[NUM_BUFFERS_OFF..NUM_BUFFERS_OFF + 2].copy_from_slice(&num_buffers.to_le_bytes());
+    // SAFETY: the caller guarantees the range.
+    unsafe { copy_to_shared(p, &h[..hdr_len.min(NET_HDR_LEN)]) };
+}
+
+/// Reads `num_buffers` from a virtio-net header at `p`.
+///
+/// # Safety
+/// `p..p + NET_HDR_LEN` must lie in a live mapping.
+#[inline(always)]
+pub unsafe fn read_num_buffers(p: *const u8) -> u16 {
+    let mut b = [0u8; 2];
+    // SAFETY: the caller guarantees the range.
+    unsafe { copy_from_shared(&mut b, p.add(NUM_BUFFERS_OFF)) };
+    u16::from_le_bytes(b)
+}
+
+/// A software flow hash of an Ethernet frame (IPv4/IPv6 addresses, protocol and ports), for
+/// ports whose "NIC" computes none (virtio): the data plane's flow cache is keyed by it.
+#[inline(always)]
+pub fn flow_hash(f: &[u8]) -> u32 {
+    #[inline(always)]
+    fn mix(h: u64, v: u64) -> u64 {
+        (h ^ v).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29)
+    }
+    if f.len() < 14 {
+        return 0;
+    }
+    let et = u16::from_be_bytes([f[12], f[13]]);
+    let (l4, proto, mut h) = match et {
+        0x0800 if f.len() >= 34 => {
+            let ihl = (f[14] & 0x0f) as usize * 4;
+            let a = u64::from_be_bytes(f[26..34].try_into().unwrap());
+            (14 + ihl, f[23], mix(0, a))
+        }
+        0x86dd if f.len() >= 54 => {
+            let mut h = 0;
+            for c in f[22..54].chunks_exact(8) {
+                h = mix(h, u64::from_be_bytes(c.try_into().unwrap()));
+            }
+            (54, f[20], h)
+        }
+        _ => return 0,
+    };
+    h = mix(h, proto as u64);
+    if (proto == 6 || proto == 17) && f.len() >= l4 + 4 {
+        h = mix(
+            h,
+            u32::from_be_bytes(f[l4..l4 + 4].try_into().unwrap()) as u64,
+        );
+    }
+    let v = (h ^ (h >> 32)) as u32;
+    if v == 0 {
+        1
+    } else {
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A driver queue and a device queue over the same shared memory.
+    fn pair(size: u16, buf_len: u32) -> (MemTable, DriverQueue, DeviceQueue) {
+        let (dl, al, ul) = ring_bytes(size);
+        let rings = dl + al.next_multiple_of(64) + ul.next_multiple_of(64);
+        let total = rings + size as u64 * buf_len as u64;
+        let (mem, _f) = MemTable::create(total, false).unwrap();
+        let base = mem.descs()[0].gpa;
+        let (d, a, u) = (base, base + dl, base + dl + al.next_multiple_of(64));
+        let find = |x, l| mem.uva(x, l);
+        let r1 = RingAddrs::new(size as u32, d, a, u, find).unwrap();
+        let r2 = RingAddrs::new(size as u32, d, a, u, find).unwrap();
+        let bufs = mem.gpa(base + rings, buf_len).unwrap();
+        let drv = DriverQueue::new(r1, bufs, base + rings, buf_len);
+        let dev = DeviceQueue::new(r2, 0);
+        (mem, drv, dev)
+    }
+
+    #[test]
+    fn driver_to_device_and_back() {
+        let (mem, mut drv, mut dev) = pair(8, 256);
+        for k in 0..5u8 {
+            assert!(drv.give(false, |p, cap| {
+                let data = [k; 20];
+                assert!(cap >= 20);
+                // SAFETY: p..p+cap is the descriptor's buffer.
+                unsafe { copy_to_shared(p, &data) };
+                20
+            }));
+        }
+        assert!(!drv.publish(), "the device asked for no notifications");
+        assert_eq!(dev.pending(), 5);
+        for k in 0..5u8 {
+            let h = dev.pop();
+            let mut got = Vec::new();
+            dev.walk(&mem, h, false, |p, l| {
+                let mut b = vec![0; l as usize];
+                // SAFETY: walk hands out checked ranges.
+                unsafe { copy_from_shared(&mut b, p) };
+                got.extend(b);
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(got, vec![k; 20]);
+            // Device-writable expected, but the driver gave read-only buffers.
+            assert_eq!(dev.walk(&mem, h, true, |_, _| Ok(())), Err(ChainError::Bad));
+            dev.push_used(h, 0);
+        }
+        assert!(!dev.publish(), "the driver asked for no interrupts");
+        assert_eq!(drv.free(), 3);
+        let (n, bad) = drv.reclaim(64, |_, _| {});
+        assert_eq!((n, bad), (5, 0));
+        assert_eq!(drv.free(), 8);
+        assert_eq!(dev.last_avail(), 5);
+    }
+
+    #[test]
+    fn bad_heads_and_rings_are_refused() {
+        let (mem, mut drv, mut dev) = pair(4, 64);
+        assert_eq!(
+            dev.walk(&mem, 9, false, |_, _| Ok(())),
+            Err(ChainError::Bad)
+        );
+        // A descriptor pointing outside the shared memory.
+        drv.ring.write_desc(
+            0,
+            Desc {
+                addr: 16,
+                len: 64,
+                flags: 0,
+                next: 0,
+            },
+        );
+        assert_eq!(
+            dev.walk(&mem, 0, false, |_, _| Ok(())),
+            Err(ChainError::Bad)
+        );
+        // A loop: 1 -> 1.
+        let gpa = mem.descs()[0].gpa;
+        drv.ring.write_desc(
+            1,
+            Desc {
+                addr: gpa,
+                len: 8,
+                flags: F_NEXT,
+                next: 1,
+            },
+        );
+        assert_eq!(
+            dev.walk(&mem, 1, false, |_, _| Ok(())),
+            Err(ChainError::Bad)
+        );
+        // Used ids the driver never gave (out of range, or not in flight).
+        dev.push_used(9, 0);
+        dev.push_used(2, 0);
+        dev.publish();
+        let (n, bad) = drv.reclaim(8, |_, _| panic!("no buffer was given"));
+        assert_eq!((n, bad), (2, 2));
+        assert_eq!(drv.free(), 4);
+        let find = |x, l| mem.uva(x, l);
+        assert!(matches!(
+            RingAddrs::new(6, gpa, gpa, gpa, find),
+            Err(VirtqError::BadSize(6))
+        ));
+        assert!(matches!(
+            RingAddrs::new(4, 0x10, gpa, gpa, find),
+            Err(VirtqError::RingOutside("descriptor", 0x10))
+        ));
+    }
+
+    #[test]
+    fn flow_hash_separates_flows_and_ignores_non_ip() {
+        let mut f = vec![0u8; 60];
+        f[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
+        f[14] = 0x45;
+        f[23] = 17;
+        f[26..30].copy_from_slice(&[10, 0, 0, 1]);
+        f[30..34].copy_from_slice(&[10, 0, 0, 2]);
+        f[34..36].copy_from_slice(&1000u16.to_be_bytes());
+        let a = flow_hash(&f);
+        f[34..36].copy_from_slice(&1001u16.to_be_bytes());
+        let b = flow_hash(&f);
+        assert_ne!(a, b);
+        assert_ne!(a, 0);
+        f[12..14].copy_from_slice(&0x88b5u16.to_be_bytes());
+        assert_eq!(flow_hash(&f), 0);
+    }
+}
