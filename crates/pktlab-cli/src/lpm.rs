@@ -101,6 +101,10 @@ pub struct BenchArgs {
     /// With --by-depth: lookups timed (the first N addresses of the traffic, thread 0).
     #[arg(long, default_value = "1M", value_parser = parse_size)]
     depth_samples: u64,
+    /// With --threads > 1: each round also times 1 thread right before the multi-thread run
+    /// (tightly paired scaling ratio).
+    #[arg(long)]
+    pair_one_thread: bool,
 }
 
 /// `pktlab lpm verify`
@@ -154,6 +158,7 @@ fn bench(a: BenchArgs) -> Result<i32> {
         publish_every: a.publish_every,
         by_depth: a.by_depth,
         depth_samples: a.depth_samples,
+        pair_one_thread: a.pair_one_thread,
     };
     let out = serde_json::to_value(lpm::bench(&cfg, &Bars::new())?)?;
     if a.t.json {

@@ -62,19 +62,14 @@ impl Observer for Bars2 {
 
 fn counts(s: &Section) -> String {
     let v = html::verdicts(s);
-    [
-        Kind::Reproduced,
-        Kind::SameOrdering,
-        Kind::Differs,
-        Kind::NoReference,
-    ]
-    .iter()
-    .filter_map(|k| {
-        let n = v.iter().filter(|x| x.kind == *k).count();
-        (n > 0).then(|| format!("{} {n}", k.label()))
-    })
-    .collect::<Vec<_>>()
-    .join(", ")
+    Kind::ALL
+        .iter()
+        .filter_map(|k| {
+            let n = v.iter().filter(|x| x.kind == *k).count();
+            (n > 0).then(|| format!("{} {n}", k.label()))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Runs `pktlab reproduce`.

@@ -67,7 +67,8 @@ table.facts td{text-align:left}
 .paper{color:#556;margin:.1em 0}
 code{background:#eef1f4;padding:1px 5px;border-radius:4px;font-size:.92em}
 .badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:.85em;font-weight:600;color:#fff;white-space:nowrap}
-.reproduced{background:#2e7d32}.same_ordering{background:#1565c0}.differs{background:#c62828}.no_reference{background:#757575}
+.reproduced{background:#2e7d32}.same_ordering{background:#1565c0}.differs{background:#c62828}.tie_within_noise{background:#ef8f00}.no_reference{background:#757575}
+.unmeasured{color:#8a8f96;font-style:italic}
 .why{color:#333;font-size:.93em}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(600px,1fr));gap:4px 30px;align-items:start}
 .figs{display:grid;grid-template-columns:repeat(auto-fill,minmax(620px,1fr));gap:12px 24px;align-items:start}
@@ -105,7 +106,7 @@ fn comparison(o: &mut String, c: &Comparison) {
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             esc(&r.label),
             opt(r.published),
-            opt(r.ours),
+            ours_cell(r),
             r.ratio.map_or_else(|| "–".into(), |x| format!("{x:.2}"))
         );
     }
@@ -115,6 +116,31 @@ fn comparison(o: &mut String, c: &Comparison) {
         badge(&c.verdict),
         esc(&c.verdict.why)
     );
+}
+
+/// Our cell of a comparison row: the median with the rounds' min–max, or a grey "not
+/// measured" when a published number has nothing of ours beside it (never a 0).
+fn ours_cell(r: &crate::model::CmpRow) -> String {
+    match r.ours {
+        None if r.published.is_some() => "<span class=\"unmeasured\">not measured</span>".into(),
+        None => "–".into(),
+        Some(v) if r.rounds.len() > 1 => {
+            let (a, b) = r
+                .rounds
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+                    (a.min(x), b.max(x))
+                });
+            format!(
+                "{} <span class=\"small\">({}–{}, {} rounds)</span>",
+                num(v),
+                num(a),
+                num(b),
+                r.rounds.len()
+            )
+        }
+        Some(v) => num(v),
+    }
 }
 
 fn checks(o: &mut String, cs: &[Check]) {
@@ -299,17 +325,12 @@ pub fn page(r: &Report) -> String {
         esc(&r.command),
         num(r.seconds)
     );
-    o.push_str("<p class=\"small\"><code>pktlab</code> is <code>cargo run --release --</code> from the repository root. Every number on this page is a field of <code>results.json</code> beside it; every figure's data is also in <code>&lt;figure id&gt;.csv</code>. Verdicts: <span class=\"badge reproduced\">reproduced</span> within tolerance or claim holds, <span class=\"badge same_ordering\">same ordering</span> the numbers differ but every ranking the paper shows holds, <span class=\"badge differs\">differs</span> a ranking is inverted or the claim fails (the reason says which), <span class=\"badge no_reference\">no reference</span> nothing published to compare.</p>");
+    o.push_str("<p class=\"small\"><code>pktlab</code> is <code>cargo run --release --</code> from the repository root. Every number on this page is a field of <code>results.json</code> beside it; every figure's data is also in <code>&lt;figure id&gt;.csv</code>. Verdicts: <span class=\"badge reproduced\">reproduced</span> within tolerance or claim holds, <span class=\"badge same_ordering\">same ordering</span> the numbers differ but every ranking the paper shows holds, <span class=\"badge tie_within_noise\">tie within noise</span> no ranking is inverted but ours' interleaved rounds overlap for at least one pair the paper ranks (no sign test over the rounds separates them at p &lt; 0.05), <span class=\"badge differs\">differs</span> a ranking is inverted beyond noise (rounds apart, or sign test p &lt; 0.05) or the claim fails (the reason says which), ours <span class=\"unmeasured\">not measured</span> a quantity this size or input does not produce (never compared), <span class=\"badge no_reference\">no reference</span> nothing published to compare.</p>");
     o.push_str("<nav><h3>Sections</h3><table><tr><th>section</th><th>paper</th><th>verdicts</th><th>figures</th><th>seconds</th></tr>");
     for s in &r.sections {
         let v = verdicts(s);
         let mut badges = String::new();
-        for k in [
-            Kind::Reproduced,
-            Kind::SameOrdering,
-            Kind::Differs,
-            Kind::NoReference,
-        ] {
+        for k in Kind::ALL {
             let n = v.iter().filter(|x| x.kind == k).count();
             if n > 0 {
                 let _ = write!(

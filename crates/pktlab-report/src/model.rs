@@ -35,6 +35,10 @@ pub struct CmpRow {
     pub ours: Option<f64>,
     /// `ours / published` when both exist and published ≠ 0.
     pub ratio: Option<f64>,
+    /// Every round's value of ours when it was timed in interleaved rounds (`ours` is then
+    /// their median); empty for a quantity measured once (memory, counts).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rounds: Vec<f64>,
 }
 
 impl CmpRow {
@@ -49,7 +53,18 @@ impl CmpRow {
             published,
             ours,
             ratio,
+            rounds: Vec::new(),
         }
+    }
+
+    /// A row of a timed quantity: `ours` is the median of `rounds` (one value per
+    /// interleaved round), and the verdict compares the rounds' spread, not one number.
+    /// No rounds (the quantity was not measured) gives `ours = None`.
+    pub fn timed(label: impl Into<String>, published: Option<f64>, rounds: Vec<f64>) -> Self {
+        let rounds: Vec<f64> = rounds.into_iter().filter(|v| v.is_finite()).collect();
+        let mut row = CmpRow::new(label, published, crate::verdict::median(&rounds));
+        row.rounds = rounds;
+        row
     }
 }
 

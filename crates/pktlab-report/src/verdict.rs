@@ -4,6 +4,12 @@
 //! (miss rates of a simulator, an estimate against a count), [`Rule::Ordering`] when only the
 //! ranking can (lookup rates on another CPU and another table). Pairs the paper itself cannot
 //! separate (closer than the rule's `tie`) are not counted as orderings.
+//!
+//! A timed row carries every interleaved round's value ([`CmpRow::rounds`]). Ours inverts a
+//! ranking of the paper only when the two rows' rounds do not overlap, or when a one-sided
+//! sign test over the paired rounds rejects the paper's order at p < [`SIGN_P`]; rounds that
+//! overlap without such a test are a *tie within noise* ([`Kind::TieWithinNoise`]), so that
+//! host noise moving one round never flips a label.
 
 use crate::model::CmpRow;
 use serde::Serialize;
@@ -16,6 +22,9 @@ pub enum Kind {
     Reproduced,
     /// The numbers differ but every ranking the paper shows holds in ours.
     SameOrdering,
+    /// No ranking is inverted, but at least one pair's rounds overlap: ours cannot tell the
+    /// two apart on this host (neither held nor inverted beyond noise).
+    TieWithinNoise,
     /// At least one ranking is inverted (or the claim does not hold).
     Differs,
     /// Nothing to compare against (no published number beside ours).
@@ -23,11 +32,21 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Every kind, in the order the page and the summary count them.
+    pub const ALL: [Kind; 5] = [
+        Kind::Reproduced,
+        Kind::SameOrdering,
+        Kind::TieWithinNoise,
+        Kind::Differs,
+        Kind::NoReference,
+    ];
+
     /// The label shown on the page.
     pub fn label(self) -> &'static str {
         match self {
             Kind::Reproduced => "reproduced",
             Kind::SameOrdering => "same ordering",
+            Kind::TieWithinNoise => "tie within noise",
             Kind::Differs => "differs",
             Kind::NoReference => "no reference",
         }
@@ -91,13 +110,115 @@ fn fmt(v: f64) -> String {
     crate::html::num(v)
 }
 
+/// Significance level of the sign test over paired rounds.
+pub const SIGN_P: f64 = 0.05;
+
+/// Median of `v` (mean of the middle two for an even count); `None` when empty.
+pub fn median(v: &[f64]) -> Option<f64> {
+    let mut s: Vec<f64> = v.iter().copied().filter(|x| !x.is_nan()).collect();
+    if s.is_empty() {
+        return None;
+    }
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    Some(if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) / 2.0
+    })
+}
+
+/// P(X ≥ k) for X ~ Binomial(n, 1/2): the one-sided p-value of a sign test with `k` of `n`
+/// rounds going one way.
+pub fn sign_p(k: usize, n: usize) -> f64 {
+    if k == 0 {
+        return 1.0;
+    }
+    let mut c = 1.0f64; // C(n, 0)
+    let mut tail = 0.0;
+    for i in 0..=n {
+        if i >= k {
+            tail += c;
+        }
+        c = c * (n - i) as f64 / (i + 1) as f64;
+    }
+    tail / 2f64.powi(n as i32)
+}
+
+/// How ours orders a pair that the paper ranks `hi` above `lo`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PairOrder {
+    /// Ours ranks them as the paper does, beyond noise.
+    Holds,
+    /// The rounds overlap and no sign test separates them.
+    TieWithinNoise,
+    /// Ours ranks them the other way, beyond noise.
+    Inverted,
+}
+
+/// Orders two series of ours (`hi` is the one the paper ranks higher). Single values (a
+/// quantity measured once, without noise) compare directly, equality counting as inverted;
+/// series compare by overlap of their ranges, then by a sign test over paired rounds.
+pub fn pair_order(hi: &[f64], lo: &[f64]) -> PairOrder {
+    let (hmin, hmax) = range(hi);
+    let (lmin, lmax) = range(lo);
+    if hi.len() <= 1 && lo.len() <= 1 {
+        return if hmin > lmax {
+            PairOrder::Holds
+        } else {
+            PairOrder::Inverted
+        };
+    }
+    if hmin > lmax {
+        return PairOrder::Holds;
+    }
+    if hmax < lmin {
+        return PairOrder::Inverted;
+    }
+    if hi.len() == lo.len() && hi.len() >= 2 {
+        let up = hi.iter().zip(lo).filter(|(h, l)| h > l).count();
+        let down = hi.iter().zip(lo).filter(|(h, l)| h < l).count();
+        let n = up + down;
+        if sign_p(down, n) < SIGN_P {
+            return PairOrder::Inverted;
+        }
+        if sign_p(up, n) < SIGN_P {
+            return PairOrder::Holds;
+        }
+    }
+    PairOrder::TieWithinNoise
+}
+
+fn range(v: &[f64]) -> (f64, f64) {
+    v.iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+            (a.min(x), b.max(x))
+        })
+}
+
+/// `v` as written in a reason: one number, or `min–max (n rounds)`.
+fn span(v: &[f64]) -> String {
+    if v.len() <= 1 {
+        return v.first().map_or_else(|| "—".into(), |&x| fmt(x));
+    }
+    let (a, b) = range(v);
+    format!("{}–{} ({} rounds)", fmt(a), fmt(b), v.len())
+}
+
 /// Judges the rows of a comparison under `rule`; `reference` names the reference column in
 /// the reason (`paper`, `Che model`).
 pub fn judge(rows: &[CmpRow], rule: Rule, reference: &str) -> Verdict {
-    let both: Vec<(&str, f64, f64)> = rows
+    let both: Vec<(&str, f64, Vec<f64>)> = rows
         .iter()
         .filter_map(|r| match (r.published, r.ours) {
-            (Some(p), Some(o)) if p.is_finite() && o.is_finite() => Some((&r.label[..], p, o)),
+            (Some(p), Some(o)) if p.is_finite() && o.is_finite() => {
+                let series = if r.rounds.is_empty() {
+                    vec![o]
+                } else {
+                    r.rounds.clone()
+                };
+                Some((&r.label[..], p, series))
+            }
             _ => None,
         })
         .collect();
@@ -107,50 +228,81 @@ pub fn judge(rows: &[CmpRow], rule: Rule, reference: &str) -> Verdict {
     let tie = match rule {
         Rule::Values { tie, .. } | Rule::Ordering { tie } => tie,
     };
-    // Orderings the paper shows, and those ours inverts.
+    // Orderings the paper shows, and those ours inverts or cannot separate.
     let mut ranked = 0;
     let mut inverted = Vec::new();
+    let mut ties = Vec::new();
     for i in 0..both.len() {
         for j in i + 1..both.len() {
-            let (a, pa, oa) = both[i];
-            let (b, pb, ob) = both[j];
-            if close(pa, pb, tie) {
+            let (hi, lo) = if both[i].1 > both[j].1 {
+                (&both[i], &both[j])
+            } else {
+                (&both[j], &both[i])
+            };
+            if close(hi.1, lo.1, tie) {
                 continue;
             }
             ranked += 1;
-            if (pa - pb) * (oa - ob) <= 0.0 {
-                let (hi, lo, ph, pl, oh, ol) = if pa > pb {
-                    (a, b, pa, pb, oa, ob)
-                } else {
-                    (b, a, pb, pa, ob, oa)
-                };
-                inverted.push(format!(
-                    "{reference} {hi} > {lo} ({} vs {}), ours {} vs {}",
-                    fmt(ph),
-                    fmt(pl),
-                    fmt(oh),
-                    fmt(ol)
-                ));
+            let text = || {
+                format!(
+                    "{reference} {} > {} ({} vs {}), ours {} vs {}",
+                    hi.0,
+                    lo.0,
+                    fmt(hi.1),
+                    fmt(lo.1),
+                    span(&hi.2),
+                    span(&lo.2)
+                )
+            };
+            match pair_order(&hi.2, &lo.2) {
+                PairOrder::Holds => {}
+                PairOrder::Inverted => inverted.push(text()),
+                PairOrder::TieWithinNoise => ties.push(text()),
             }
         }
     }
-    let ordering_ok = inverted.is_empty();
+    let list = |v: &[String]| {
+        let shown: Vec<&str> = v.iter().take(3).map(|s| &s[..]).collect();
+        format!(
+            "{}{}",
+            shown.join("; "),
+            if v.len() > 3 { "; …" } else { "" }
+        )
+    };
+    let tie_why = if ties.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; {} of {ranked} within noise (rounds overlap, sign test p ≥ {SIGN_P}): {}",
+            ties.len(),
+            list(&ties)
+        )
+    };
+    let ordering_ok = inverted.is_empty() && ties.is_empty();
     let ordering_why = if ordering_ok {
         format!("all {ranked} orderings the {reference} shows hold in ours")
+    } else if inverted.is_empty() {
+        format!("none of {ranked} orderings inverted{tie_why}",)
     } else {
-        let shown: Vec<&str> = inverted.iter().take(3).map(|s| &s[..]).collect();
         format!(
-            "{} of {ranked} orderings inverted: {}{}",
+            "{} of {ranked} orderings inverted (rounds apart or sign test p < {SIGN_P}): {}{tie_why}",
             inverted.len(),
-            shown.join("; "),
-            if inverted.len() > 3 { "; …" } else { "" }
+            list(&inverted)
         )
+    };
+    let unranked = if inverted.is_empty() && !ties.is_empty() {
+        Kind::TieWithinNoise
+    } else {
+        Kind::Differs
     };
     match rule {
         Rule::Values { rel_tol, .. } => {
             let (worst, dev) = both
                 .iter()
-                .map(|&(l, p, o)| (l, (o - p) / p.abs().max(f64::MIN_POSITIVE)))
+                .map(|(l, p, o)| {
+                    let o = median(o).unwrap_or(f64::NAN);
+                    (*l, (o - p) / p.abs().max(f64::MIN_POSITIVE))
+                })
                 .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))
                 .expect("non-empty");
             let dev_s = format!("{:+.1}%", dev * 100.0);
@@ -173,7 +325,7 @@ pub fn judge(rows: &[CmpRow], rule: Rule, reference: &str) -> Verdict {
                 }
             } else {
                 Verdict {
-                    kind: Kind::Differs,
+                    kind: if ranked > 0 { unranked } else { Kind::Differs },
                     why: if ranked > 0 {
                         format!("largest deviation {dev_s} at {worst} (tolerance ±{:.0}%); {ordering_why}", rel_tol * 100.0)
                     } else {
@@ -186,7 +338,7 @@ pub fn judge(rows: &[CmpRow], rule: Rule, reference: &str) -> Verdict {
             kind: if ordering_ok {
                 Kind::SameOrdering
             } else {
-                Kind::Differs
+                unranked
             },
             why: format!("{ordering_why} (absolute values depend on CPU and input: only the ranking is compared)"),
         },
@@ -291,5 +443,126 @@ mod tests {
         assert!(!monotone(&[1.0, 2.0, 1.5], true, 0.01));
         assert!(monotone(&[3.0, 2.0, 2.0], false, 0.0));
         assert!(Verdict::claim(true, "x").kind == Kind::Reproduced);
+    }
+
+    /// Recorded rounds (docs/results/lpm/variants-runs.csv: RIS v4, random traffic, on-CPU
+    /// Mlps of three runs) with the paper's Mlps (DIGEST.md §004 variant table).
+    const RECORDED: &[(&str, f64, [f64; 3])] = &[
+        ("radix", 8.82, [7.8, 7.4, 7.3]),
+        ("poptrie0-basic", 87.71, [50.2, 51.5, 52.3]),
+        ("poptrie0-leafvec", 89.15, [56.0, 56.6, 54.9]),
+        ("poptrie0", 96.27, [54.0, 55.2, 56.1]),
+        ("poptrie16-basic", 130.72, [74.4, 75.3, 75.3]),
+        ("poptrie16-leafvec", 154.33, [117.8, 121.3, 119.9]),
+        ("poptrie16", 198.28, [121.1, 121.5, 122.4]),
+        ("poptrie18-basic", 170.69, [139.8, 138.1, 131.2]),
+        ("poptrie18-leafvec", 191.95, [133.1, 151.1, 154.5]),
+        ("poptrie18", 240.52, [151.3, 148.0, 157.3]),
+    ];
+
+    fn timed(rot: &dyn Fn(usize) -> usize, only: &[&str]) -> Vec<CmpRow> {
+        RECORDED
+            .iter()
+            .filter(|r| only.is_empty() || only.contains(&r.0))
+            .enumerate()
+            .map(|(i, &(l, p, r))| {
+                let k = rot(i);
+                CmpRow::timed(l, Some(p), vec![r[k % 3], r[(k + 1) % 3], r[(k + 2) % 3]])
+            })
+            .collect()
+    }
+
+    #[test]
+    fn noisy_overlapping_rounds_give_one_stable_label() {
+        let rule = Rule::Ordering { tie: 0.03 };
+        let trio = ["poptrie18-basic", "poptrie18-leafvec", "poptrie18"];
+        // Each structure's rounds in every order (as if the noise had hit other rounds).
+        for shift in 0..9 {
+            let rot = |i: usize| i * shift + shift / 3;
+            let v = judge(&timed(&rot, &trio), rule, "paper");
+            assert_eq!(v.kind, Kind::TieWithinNoise, "{v:?}");
+            assert!(
+                v.why
+                    .starts_with("none of 3 orderings inverted; 2 of 3 within noise"),
+                "{}",
+                v.why
+            );
+            assert!(v.why.contains("poptrie18 > poptrie18-leafvec"), "{}", v.why);
+            // The whole table: two pairs are apart in every round (poptrie16 below
+            // poptrie18-basic and -leafvec), so it differs, for those pairs only, in every order.
+            let all = judge(&timed(&rot, &[]), rule, "paper");
+            assert_eq!(all.kind, Kind::Differs, "{all:?}");
+            assert!(all.why.starts_with("2 of "), "{}", all.why);
+            assert!(
+                all.why.contains("paper poptrie16 > poptrie18-basic"),
+                "{}",
+                all.why
+            );
+        }
+        // One round alone, judged as single numbers, flips the leafvec/basic pair between
+        // rounds: the instability the rounds remove.
+        let single = |k: usize| {
+            let rows: Vec<CmpRow> = RECORDED
+                .iter()
+                .filter(|r| trio.contains(&r.0))
+                .map(|&(l, p, r)| CmpRow::new(l, Some(p), Some(r[k])))
+                .collect();
+            judge(&rows, rule, "paper").why
+        };
+        let pair = "poptrie18-leafvec > poptrie18-basic";
+        assert!(single(0).contains(pair), "{}", single(0));
+        assert!(!single(1).contains(pair), "{}", single(1));
+        assert!(
+            single(1).contains("poptrie18 > poptrie18-leafvec"),
+            "{}",
+            single(1)
+        );
+    }
+
+    #[test]
+    fn separated_rounds_are_inverted() {
+        // poptrie16-basic below poptrie0 in every round, ranges apart (issue's recurring case).
+        let rows = vec![
+            CmpRow::timed("poptrie16-basic", Some(130.72), vec![25.1, 27.8, 29.0]),
+            CmpRow::timed("poptrie0", Some(96.27), vec![38.2, 38.9, 39.0]),
+        ];
+        let v = judge(&rows, Rule::Ordering { tie: 0.03 }, "paper");
+        assert_eq!(v.kind, Kind::Differs, "{v:?}");
+        assert!(v.why.contains("25.10–29.00 (3 rounds)"), "{}", v.why);
+        assert_eq!(pair_order(&[40.0, 41.0], &[30.0, 31.0]), PairOrder::Holds);
+    }
+
+    #[test]
+    fn sign_test_separates_overlapping_but_consistent_rounds() {
+        // Ranges overlap, but the paper's lower one wins all 5 paired rounds: p = 1/32.
+        let hi = [50.0, 60.0, 70.0, 80.0, 90.0];
+        let lo = [55.0, 65.0, 75.0, 85.0, 95.0];
+        assert!((sign_p(5, 5) - 1.0 / 32.0).abs() < 1e-12);
+        assert!((sign_p(2, 3) - 0.5).abs() < 1e-12);
+        assert_eq!(sign_p(0, 4), 1.0);
+        assert_eq!(pair_order(&hi, &lo), PairOrder::Inverted);
+        assert_eq!(pair_order(&lo, &hi), PairOrder::Holds);
+        // Three rounds all one way: p = 1/8, not enough.
+        assert_eq!(pair_order(&hi[..3], &lo[..3]), PairOrder::TieWithinNoise);
+        assert_eq!(median(&[3.0, 1.0, 2.0, 10.0]), Some(2.5));
+        assert_eq!(median(&[]), None);
+    }
+
+    #[test]
+    fn unmeasured_row_is_not_compared() {
+        let rows = vec![
+            CmpRow::new("random", Some(0.017), Some(0.0)),
+            CmpRow::timed("real traffic", Some(0.218), vec![]),
+        ];
+        assert_eq!(rows[1].ours, None);
+        let v = judge(
+            &rows,
+            Rule::Values {
+                rel_tol: 0.25,
+                tie: 0.0,
+            },
+            "paper",
+        );
+        assert!(!v.why.contains("real traffic"), "{}", v.why);
     }
 }

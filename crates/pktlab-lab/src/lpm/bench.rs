@@ -26,7 +26,8 @@ pub struct BenchConfig {
     pub lookups: u64,
     /// Lookup threads.
     pub threads: usize,
-    /// Runs per algorithm (the median is reported).
+    /// Rounds: every round times each algorithm once, round-robin, so that a phase of host
+    /// noise hits all structures of a round alike (the median is reported, every round kept).
     pub runs: usize,
     /// Pre-generate this many addresses and cycle through them in place (0 = generate on the
     /// fly); keep it cache-sized (e.g. 64K) or the run also measures memory streaming.
@@ -42,6 +43,9 @@ pub struct BenchConfig {
     pub by_depth: bool,
     /// With `by_depth`: lookups timed (the first N addresses of the traffic, thread 0).
     pub depth_samples: u64,
+    /// With `threads` > 1: each round also times the structure on 1 thread right before the
+    /// `threads`-thread run, so that the scaling ratio compares two back-to-back runs.
+    pub pair_one_thread: bool,
 }
 
 impl BenchConfig {
@@ -85,6 +89,7 @@ impl Default for BenchConfig {
             publish_every: 64,
             by_depth: false,
             depth_samples: 1 << 20,
+            pair_one_thread: false,
         }
     }
 }
@@ -137,6 +142,16 @@ pub struct AlgoBench {
     pub runs_per_thread_mlps: Vec<Vec<f64>>,
     /// On-CPU rate of each thread, per run.
     pub runs_per_thread_oncpu_mlps: Vec<Vec<f64>>,
+    /// TSC ticks per lookup on one thread at the median on-CPU rate (`tsc_hz × threads /
+    /// mlps_oncpu`), comparable across machines as cycles; `None` without a TSC.
+    pub tsc_per_lookup: Option<f64>,
+    /// With `pair_one_thread`: the 1-thread wall-clock rate of every round, timed right
+    /// before that round's multi-thread run.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub runs_one_thread_mlps: Vec<f64>,
+    /// With `pair_one_thread`: the 1-thread on-CPU rate of every round.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub runs_one_thread_oncpu_mlps: Vec<f64>,
     /// Wrapping sum of the next-hop ids looked up in the last run (0 for no route).
     pub checksum: u64,
     /// The update benchmark, when an update stream was given.
@@ -277,8 +292,10 @@ pub struct BenchResult {
     pub threads: usize,
     /// Addresses per batch.
     pub batch: usize,
-    /// Runs per algorithm.
+    /// Rounds (each times every algorithm once, round-robin).
     pub runs: usize,
+    /// TSC ticks per second on this machine (`None` without a TSC).
+    pub tsc_hz: Option<f64>,
     /// One entry per algorithm, in the order asked.
     pub results: Vec<AlgoBench>,
 }
@@ -349,6 +366,82 @@ pub fn bench(cfg: &BenchConfig, p: &dyn Progress) -> Result<BenchResult> {
     }
 }
 
+/// One timed run of `lookups` lookups on `threads` threads.
+struct Run {
+    /// Wrapping sum of the next hops (all threads).
+    checksum: u64,
+    /// Wall-clock rate, all threads.
+    mlps: f64,
+    /// Wall-clock rate of each thread.
+    thread_mlps: Vec<f64>,
+    /// On-CPU rate of each thread.
+    oncpu_mlps: Vec<f64>,
+}
+
+/// Every round of one structure.
+#[derive(Default)]
+struct Timed {
+    mlps: Vec<f64>,
+    oncpu: Vec<f64>,
+    thread_wall: Vec<Vec<f64>>,
+    thread_oncpu: Vec<Vec<f64>>,
+    one_wall: Vec<f64>,
+    one_oncpu: Vec<f64>,
+    checksum: u64,
+}
+
+impl Timed {
+    fn push(&mut self, r: Run) {
+        self.mlps.push(r.mlps);
+        self.oncpu.push(r.oncpu_mlps.iter().sum());
+        self.thread_wall.push(r.thread_mlps);
+        self.thread_oncpu.push(r.oncpu_mlps);
+        self.checksum = r.checksum;
+    }
+}
+
+/// Times `cfg.lookups` lookups of `traffic` through `t`, split over `threads` threads that
+/// each time their own share (wall clock and on-CPU time).
+fn time_run<A: Address>(
+    t: &dyn Lpm<A>,
+    traffic: &Traffic<A>,
+    cfg: &BenchConfig,
+    threads: usize,
+) -> Run {
+    let per = cfg.lookups / threads as u64;
+    let start = Instant::now();
+    let per_thread: Vec<(u64, f64, f64)> = std::thread::scope(|s| {
+        let hs: Vec<_> = (0..threads)
+            .map(|i| {
+                let tr = traffic.clone();
+                let seed = stream(cfg.table.seed, i);
+                let batch = cfg.batch;
+                s.spawn(move || {
+                    let (st, c0) = (Instant::now(), oncpu_ns());
+                    let sum = lookups(t, &tr, per, batch, seed);
+                    (sum, st.elapsed().as_secs_f64(), oncpu_since(c0))
+                })
+            })
+            .collect();
+        hs.into_iter()
+            .map(|h| h.join().unwrap_or((0, f64::INFINITY, f64::NAN)))
+            .collect()
+    });
+    let secs = start.elapsed().as_secs_f64();
+    Run {
+        checksum: per_thread.iter().fold(0u64, |a, b| a.wrapping_add(b.0)),
+        mlps: (per * threads as u64) as f64 / secs / 1e6,
+        thread_mlps: per_thread
+            .iter()
+            .map(|&(_, s, _)| per as f64 / s / 1e6)
+            .collect(),
+        oncpu_mlps: per_thread
+            .iter()
+            .map(|&(_, _, c)| per as f64 / c / 1e6)
+            .collect(),
+    }
+}
+
 fn bench_family<A: Address>(cfg: &BenchConfig, p: &dyn Progress) -> Result<BenchResult> {
     let algos = algos(&cfg.table)?;
     let table = load::<A>(&cfg.table, p)?;
@@ -369,60 +462,38 @@ fn bench_family<A: Address>(cfg: &BenchConfig, p: &dyn Progress) -> Result<Bench
         Some(path) => Some(load_updates::<A>(path, &cfg.table, p)?),
         None => None,
     };
-    let mut results = Vec::new();
+    // Build every structure first, then time them round-robin: round r runs each structure
+    // once, so a phase of host noise between rounds hits every structure of a round alike.
+    let mut built = Vec::with_capacity(algos.len());
     for algo in algos {
+        p.note(&format!("{algo}: building"));
         let c0 = oncpu_ns();
         let (t, build_s) = build(algo, &table.routes);
-        let build_oncpu_s = oncpu_since(c0);
-        let stats = t.stats();
-        let mut mlps = Vec::new();
-        let (mut thread_mlps, mut oncpu_mlps, mut thread_oncpu) =
-            (Vec::new(), Vec::new(), Vec::new());
-        let mut checksum = 0;
-        p.start(&format!("{algo} lookups"), Some(cfg.runs as u64));
-        for run in 0..cfg.runs {
-            let per = cfg.lookups / cfg.threads as u64;
-            let start = Instant::now();
-            // Each thread times its own share: (checksum, wall seconds, on-CPU seconds).
-            let per_thread: Vec<(u64, f64, f64)> = std::thread::scope(|s| {
-                let hs: Vec<_> = (0..cfg.threads)
-                    .map(|i| {
-                        let t = &*t;
-                        let tr = traffic.clone();
-                        let seed = stream(cfg.table.seed, i);
-                        let batch = cfg.batch;
-                        s.spawn(move || {
-                            let (st, c0) = (Instant::now(), oncpu_ns());
-                            let sum = lookups(t, &tr, per, batch, seed);
-                            (sum, st.elapsed().as_secs_f64(), oncpu_since(c0))
-                        })
-                    })
-                    .collect();
-                hs.into_iter()
-                    .map(|h| h.join().unwrap_or((0, f64::INFINITY, f64::NAN)))
-                    .collect()
-            });
-            let secs = start.elapsed().as_secs_f64();
-            mlps.push((per * cfg.threads as u64) as f64 / secs / 1e6);
-            checksum = per_thread.iter().fold(0u64, |a, b| a.wrapping_add(b.0));
-            thread_mlps.push(
-                per_thread
-                    .iter()
-                    .map(|&(_, s, _)| per as f64 / s / 1e6)
-                    .collect::<Vec<f64>>(),
-            );
-            let oncpu: Vec<f64> = per_thread
-                .iter()
-                .map(|&(_, _, c)| per as f64 / c / 1e6)
-                .collect();
-            oncpu_mlps.push(oncpu.iter().sum::<f64>());
-            thread_oncpu.push(oncpu);
-            p.note(&format!("{algo} run {}: {:.2} Mlps", run + 1, mlps[run]));
-            p.set(run as u64 + 1);
+        built.push((algo, t, build_s, oncpu_since(c0)));
+    }
+    let mut timed: Vec<Timed> = built.iter().map(|_| Timed::default()).collect();
+    let pair = cfg.pair_one_thread && cfg.threads > 1;
+    p.start("lookup rounds", Some((cfg.runs * built.len()) as u64));
+    for run in 0..cfg.runs {
+        for (i, (algo, t, ..)) in built.iter().enumerate() {
+            if pair {
+                let one = time_run(&**t, &traffic, cfg, 1);
+                timed[i].one_wall.push(one.mlps);
+                timed[i].one_oncpu.push(one.oncpu_mlps.iter().sum());
+            }
+            let r = time_run(&**t, &traffic, cfg, cfg.threads);
+            p.note(&format!("{algo} round {}: {:.2} Mlps", run + 1, r.mlps));
+            timed[i].push(r);
+            p.set((run * built.len() + i) as u64 + 1);
         }
-        p.finish();
-        let runs_mlps = mlps.clone();
-        let m = median(&mut mlps);
+    }
+    p.finish();
+    let tsc_hz = by_depth::tsc_hz(std::time::Duration::from_millis(50));
+    let mut results = Vec::new();
+    for ((algo, t, build_s, build_oncpu_s), tm) in built.into_iter().zip(timed) {
+        let stats = t.stats();
+        let m = median(&mut tm.mlps.clone());
+        let mlps_oncpu = median(&mut tm.oncpu.clone());
         let mut r = AlgoBench {
             algo: algo.to_string(),
             mlps: m,
@@ -432,13 +503,18 @@ fn bench_family<A: Address>(cfg: &BenchConfig, p: &dyn Progress) -> Result<Bench
             leaves: stats.leaves,
             build_s,
             build_routes_per_s: table.routes.len() as f64 / build_s,
-            runs_mlps,
+            runs_mlps: tm.mlps,
             build_oncpu_s,
-            mlps_oncpu: median(&mut oncpu_mlps.clone()),
-            runs_oncpu_mlps: oncpu_mlps,
-            runs_per_thread_mlps: thread_mlps,
-            runs_per_thread_oncpu_mlps: thread_oncpu,
-            checksum,
+            mlps_oncpu,
+            runs_oncpu_mlps: tm.oncpu,
+            runs_per_thread_mlps: tm.thread_wall,
+            runs_per_thread_oncpu_mlps: tm.thread_oncpu,
+            tsc_per_lookup: tsc_hz
+                .filter(|_| mlps_oncpu.is_finite() && mlps_oncpu > 0.0)
+                .map(|hz| hz * cfg.threads as f64 / (mlps_oncpu * 1e6)),
+            runs_one_thread_mlps: tm.one_wall,
+            runs_one_thread_oncpu_mlps: tm.one_oncpu,
+            checksum: tm.checksum,
             updates: None,
             by_depth: None,
         };
@@ -463,6 +539,7 @@ fn bench_family<A: Address>(cfg: &BenchConfig, p: &dyn Progress) -> Result<Bench
         threads: cfg.threads,
         batch: cfg.batch,
         runs: cfg.runs,
+        tsc_hz,
         results,
     })
 }

@@ -89,6 +89,8 @@ pub struct TableInfo {
     pub nexthops: String,
     /// Distinct next hops among the routes.
     pub distinct_nexthops: usize,
+    /// Length of the longest prefix (0 for an empty table): a lookup can match no deeper.
+    pub longest_prefix: u8,
     /// Lines or records skipped by the reader (files only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skipped: Option<u64>,
@@ -193,6 +195,7 @@ pub fn load<A: Address>(t: &TableSpec, p: &dyn Progress) -> Result<Loaded<A>> {
         prefixes: routes.len(),
         nexthops: t.nexthops.clone(),
         distinct_nexthops: nhs.len(),
+        longest_prefix: routes.iter().map(|r| r.0.len()).max().unwrap_or(0),
         skipped: report.as_ref().map(|r| r.skipped),
         truncated: report.and_then(|r| r.truncated),
     };

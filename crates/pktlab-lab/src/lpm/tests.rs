@@ -31,6 +31,38 @@ fn bench_checksums_agree_between_algorithms() {
 }
 
 #[test]
+fn bench_keeps_every_interleaved_round_and_pairs_thread_counts() {
+    let cfg = BenchConfig {
+        table: spec(3000),
+        lookups: 20_000,
+        runs: 3,
+        threads: 2,
+        pair_one_thread: true,
+        ..BenchConfig::default()
+    };
+    let r = bench(&cfg, &Silent).unwrap();
+    assert_eq!(r.table.longest_prefix, r.table.longest_prefix.clamp(1, 32));
+    for a in &r.results {
+        assert_eq!(a.runs_mlps.len(), 3, "{}", a.algo);
+        assert_eq!(a.runs_oncpu_mlps.len(), 3, "{}", a.algo);
+        assert_eq!(a.runs_one_thread_mlps.len(), 3, "{}", a.algo);
+        assert_eq!(a.runs_one_thread_oncpu_mlps.len(), 3, "{}", a.algo);
+        assert!(a.runs_one_thread_mlps.iter().all(|m| *m > 0.0), "{a:?}");
+        // A run too short for the thread clock to tick has no on-CPU rate, hence no ticks.
+        assert!(
+            a.tsc_per_lookup.is_none_or(|t| t.is_finite() && t > 0.0),
+            "{a:?}"
+        );
+    }
+    // Without pairing (or on 1 thread) no 1-thread rounds are taken.
+    let one = bench(&BenchConfig { threads: 1, ..cfg }, &Silent).unwrap();
+    assert!(one
+        .results
+        .iter()
+        .all(|a| a.runs_one_thread_mlps.is_empty()));
+}
+
+#[test]
 fn bench_rejects_bad_parameters() {
     let mut cfg = BenchConfig {
         table: spec(100),

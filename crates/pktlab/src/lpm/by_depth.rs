@@ -142,6 +142,25 @@ pub fn timer_overhead(samples: usize) -> Option<u64> {
     }
 }
 
+/// TSC ticks per second, calibrated against the monotonic clock over `window` (`None` off
+/// x86-64). The TSC runs at a constant rate on current x86-64 CPUs, so a cost in ticks
+/// converts to seconds with this rate whatever the core clock did meanwhile.
+pub fn tsc_hz(window: std::time::Duration) -> Option<f64> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let (w0, t0) = (std::time::Instant::now(), tsc::start());
+        std::thread::sleep(window);
+        let (t1, w1) = (tsc::stop(), std::time::Instant::now());
+        let secs = (w1 - w0).as_secs_f64();
+        (secs > 0.0).then(|| t1.wrapping_sub(t0) as f64 / secs)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = window;
+        None
+    }
+}
+
 /// Nearest-rank percentile `q` (0..=100) of sorted `v` (non-empty).
 fn pct(v: &[u64], q: usize) -> u64 {
     v[((v.len() - 1) * q + 50) / 100]
@@ -206,6 +225,14 @@ pub fn by_depth<A: Address, T: Lpm<A> + ?Sized>(
 
 #[cfg(test)]
 mod tests {
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn tsc_rate_is_a_plausible_clock() {
+        let hz = super::tsc_hz(std::time::Duration::from_millis(20)).expect("x86-64 has a TSC");
+        assert!((2e8..2e10).contains(&hz), "{hz}");
+    }
+
     use super::*;
     use crate::lpm::{Dxr, Lpm};
     use crate::net::Prefix;
