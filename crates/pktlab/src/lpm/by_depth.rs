@@ -150,7 +150,7 @@ pub fn tsc_hz(window: std::time::Duration) -> Option<f64> {
     {
         let (w0, t0) = (std::time::Instant::now(), tsc::start());
         std::thread::sleep(window);
-        let (t1, w1) = (tsc::stop(), std::time::Instant::now());
+        let (t1, w1) = (tsc::stop(tsc::has_rdtscp()), std::time::Instant::now());
         let secs = (w1 - w0).as_secs_f64();
         (secs > 0.0).then(|| t1.wrapping_sub(t0) as f64 / secs)
     }
