@@ -6,6 +6,7 @@
 //! [`worker::Worker`] is one worker's loop; [`crate::lab::forward`] sets up the workers (RSS
 //! over the receive queues, one shared Poptrie updated while they run) and reports.
 
+pub mod fib;
 pub mod nhcache;
 pub mod parse;
 pub mod queue;
