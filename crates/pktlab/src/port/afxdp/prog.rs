@@ -58,7 +58,9 @@ mod imp {
     use std::os::fd::{AsRawFd, OwnedFd};
 
     /// The object `build.rs` compiled.
-    static OBJECT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/xdp_redirect.bpf.o"));
+    /// (8-byte aligned: the ELF parser reads it in place.)
+    static OBJECT: &[u8] =
+        aya::include_bytes_aligned!(concat!(env!("OUT_DIR"), "/xdp_redirect.bpf.o"));
 
     /// The loaded program (detached when dropped).
     pub struct Loaded(#[allow(dead_code)] Ebpf);
@@ -181,4 +183,3 @@ mod imp {
         [0; 3]
     }
 }
-

@@ -41,7 +41,12 @@ impl Drop for Map {
     }
 }
 
-pub(super) fn mmap(fd: Option<&OwnedFd>, len: usize, off: u64, port: &str) -> Result<Map, AfXdpError> {
+pub(super) fn mmap(
+    fd: Option<&OwnedFd>,
+    len: usize,
+    off: u64,
+    port: &str,
+) -> Result<Map, AfXdpError> {
     let (flags, raw) = match fd {
         Some(f) => (libc::MAP_SHARED | libc::MAP_POPULATE, f.as_raw_fd()),
         None => (
@@ -206,4 +211,3 @@ impl Ring {
         unsafe { (self.desc as *mut libc::xdp_desc).add((i & (RING - 1)) as usize) }
     }
 }
-
