@@ -4,7 +4,7 @@ use crate::progress::Bars;
 use crate::size::parse_size;
 use anyhow::Result;
 use clap::{Args, Subcommand};
-use pktlab::lab::aqm::{self, AqmBenchConfig, AqmSimConfig, ZombieParams};
+use pktlab_lab::aqm::{self, AqmBenchConfig, AqmSimConfig, ZombieParams};
 use serde_json::{json, Value};
 
 /// `pktlab aqm …`

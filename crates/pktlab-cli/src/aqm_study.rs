@@ -9,7 +9,7 @@ use crate::aqm::ZombieArgs;
 use crate::progress::Bars;
 use anyhow::Result;
 use clap::Args;
-use pktlab::lab::aqm::{self, MixStudyConfig, StudyConfig, MIXES};
+use pktlab_lab::aqm::{self, MixStudyConfig, StudyConfig, MIXES};
 
 /// `pktlab aqm study`
 #[derive(Args)]

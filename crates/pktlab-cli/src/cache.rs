@@ -6,7 +6,7 @@ use crate::progress::Bars;
 use crate::size::parse_size;
 use anyhow::Result;
 use clap::{Args, Subcommand};
-use pktlab::lab::cache::{
+use pktlab_lab::cache::{
     self, CacheSimConfig, CacheSweepConfig, ConvertConfig, ModelSpec, TraceSpec,
 };
 use std::path::PathBuf;

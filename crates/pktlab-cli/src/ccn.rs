@@ -6,7 +6,7 @@ use crate::progress::Bars;
 use crate::size::parse_size;
 use anyhow::Result;
 use clap::{Args, Subcommand};
-use pktlab::lab::ccn::{self, CcnSimConfig};
+use pktlab_lab::ccn::{self, CcnSimConfig};
 
 /// `pktlab ccn …`
 #[derive(Subcommand)]

@@ -1,4 +1,4 @@
-//! `pktlab forward`: flags → [`pktlab::lab::forward::ForwardConfig`], run, print.
+//! `pktlab forward`: flags → [`pktlab_lab::forward::ForwardConfig`], run, print.
 
 use crate::live::{secs, stop_flag};
 use crate::progress::Bars;
@@ -6,10 +6,10 @@ use crate::size::parse_size;
 use anyhow::{anyhow, Result};
 use clap::Args;
 use pktlab::io::{DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES};
-use pktlab::lab::forward::{forward, forward_with_status, ForwardConfig, TableSpec};
-use pktlab::lab::forward::{ForwardProgress, LiveStatus};
-use pktlab::lab::Silent;
 use pktlab::port::RxSpec;
+use pktlab_lab::forward::{forward, forward_with_status, ForwardConfig, TableSpec};
+use pktlab_lab::forward::{ForwardProgress, LiveStatus};
+use pktlab_lab::Silent;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -172,7 +172,7 @@ pub fn run(a: ForwardArgs) -> Result<i32> {
     print_result(&r, a.json)
 }
 
-fn print_result(r: &pktlab::lab::forward::ForwardResult, json: bool) -> Result<i32> {
+fn print_result(r: &pktlab_lab::forward::ForwardResult, json: bool) -> Result<i32> {
     if json {
         println!("{}", serde_json::to_string(&r)?);
         return Ok(0);

@@ -1,16 +1,16 @@
 //! `pktlab gen zipf|flows|ccn`: the paper-003 Zipf table sampler (error report and sampling
 //! speed next to rand_distr's exact Zipf) and pcap writers for Zipf destination streams, Zipf
 //! 5-tuple flow traces and CCNx-over-UDP Interest/Data traffic; with `--tx afpacket:IFACE`
-//! the same streams go out on a live interface (`pktlab::lab::live::gen`).
+//! the same streams go out on a live interface (`pktlab_lab::live::gen`).
 
 use crate::live::{rate, secs, stop_flag, Rate};
 use crate::progress::Bars;
 use crate::size::parse_size;
 use anyhow::{anyhow, bail, Result};
 use clap::{Args, Subcommand};
-use pktlab::lab::live::{self, GenConfig, GenStream};
-use pktlab::lab::traffic::{self, CcnPcapConfig, FlowsConfig, ZipfConfig, ZipfSpec};
 use pktlab::port::TxSpec;
+use pktlab_lab::live::{self, GenConfig, GenStream};
+use pktlab_lab::traffic::{self, CcnPcapConfig, FlowsConfig, ZipfConfig, ZipfSpec};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::time::Duration;

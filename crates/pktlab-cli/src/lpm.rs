@@ -4,7 +4,7 @@ use crate::progress::Bars;
 use crate::size::parse_size;
 use anyhow::Result;
 use clap::{Args, Subcommand};
-use pktlab::lab::lpm::{self, BenchConfig, TableSpec, VerifyConfig};
+use pktlab_lab::lpm::{self, BenchConfig, TableSpec, VerifyConfig};
 use serde_json::Value;
 use std::path::PathBuf;
 

@@ -2,7 +2,7 @@
 //! `pktlab: …` lines.
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
-use pktlab::lab::{Event, Progress};
+use pktlab_lab::{Event, Progress};
 use std::sync::Mutex;
 
 /// Progress bars on stderr.

@@ -6,7 +6,7 @@ use crate::progress::Bars;
 use anyhow::Result;
 use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
-use pktlab::lab::Progress;
+use pktlab_lab::Progress;
 use pktlab_report::model::Section;
 use pktlab_report::verdict::Kind;
 use pktlab_report::{html, Observer, ReportConfig, Scale, SectionDef};

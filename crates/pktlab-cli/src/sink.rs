@@ -1,12 +1,12 @@
 //! `pktlab sink --rx afpacket:IFACE`: counts what arrives on a live interface
-//! (`pktlab::lab::live::sink`) and prints it.
+//! (`pktlab_lab::live::sink`) and prints it.
 
 use crate::live::{secs, stop_flag};
 use crate::progress::Bars;
 use crate::size::parse_size;
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
-use pktlab::lab::live::{self, SinkConfig};
+use pktlab_lab::live::{self, SinkConfig};
 use std::time::Duration;
 
 /// Receive on a live interface and count packets, flows, TTLs, checksum errors and

@@ -5,8 +5,8 @@
 
 use crate::{config, py_err, to_py};
 use numpy::{IntoPyArray, PyArrayMethods};
-use pktlab::lab::aqm::{sim, write_study, AqmSimConfig, StudyConfig, StudyPlan, StudyRun};
-use pktlab::lab::Silent;
+use pktlab_lab::aqm::{sim, write_study, AqmSimConfig, Study, StudyConfig, StudyPlan, StudyRun};
+use pktlab_lab::Silent;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use pythonize::depythonize;

@@ -1,12 +1,12 @@
 //! Flow-cache simulation (paper 000) on traces handed over from Python: NumPy arrays of flow
-//! keys become a [`MemoryTrace`] that `pktlab::lab::cache::{sim, sweep}` stream like a capture.
+//! keys become a [`MemoryTrace`] that `pktlab_lab::cache::{sim, sweep}` stream like a capture.
 
 use crate::{config, py_err, to_py};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pktlab::flowcache::source::MemoryTrace;
-use pktlab::lab::cache::{sim, sweep, CacheSimConfig, CacheSweepConfig, TraceSpec};
-use pktlab::lab::{Progress, Silent};
 use pktlab::net::FlowKey;
+use pktlab_lab::cache::{sim, sweep, CacheSimConfig, CacheSweepConfig, TraceSpec};
+use pktlab_lab::{Progress, Silent};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use std::sync::Arc;
@@ -96,7 +96,7 @@ fn run_on<C, R>(
     ts_ns: Option<PyReadonlyArray1<'_, u64>>,
     interval_ns: u64,
     spec: fn(&mut C) -> &mut TraceSpec,
-    f: fn(&C, &dyn Progress) -> pktlab::lab::Result<R>,
+    f: fn(&C, &dyn Progress) -> pktlab_lab::Result<R>,
 ) -> PyResult<Py<PyAny>>
 where
     C: serde::de::DeserializeOwned + Default + Sync,

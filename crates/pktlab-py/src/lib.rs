@@ -1,7 +1,7 @@
 //! Python bindings of pktlab (issue 16): the `pktlab._pktlab` extension module behind the
 //! `pktlab` Python package (`python/pktlab`).
 //!
-//! A thin layer: every experiment is the `pktlab::lab` function the CLI calls, run with the
+//! A thin layer: every experiment is the `pktlab_lab` function the CLI calls, run with the
 //! GIL released; configurations come in as dicts (deserialised into the lab's config structs
 //! with `pythonize`, missing keys taking the CLI's defaults) and results go out as the dicts
 //! of the lab's result structs (the CLI's `--json`), with bulk data as NumPy arrays. Errors
@@ -13,7 +13,7 @@
 //! split into jobs for distributed runners), [`traffic`] (the `Zipf` class).
 
 use pktlab::io::IoError;
-use pktlab::lab::{self, Error, Silent};
+use pktlab_lab::{self as lab, Error, Silent};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pythonize::{depythonize, pythonize};

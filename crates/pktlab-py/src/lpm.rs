@@ -4,10 +4,10 @@
 
 use crate::py_err;
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
-use pktlab::lab::lpm::{algos, family, load, TableInfo, TableSpec};
-use pktlab::lab::Silent;
 use pktlab::lpm::Lpm as LpmTrait;
 use pktlab::net::{Address, NextHop, Prefix};
+use pktlab_lab::lpm::{algos, family, load, TableInfo, TableSpec};
+use pktlab_lab::Silent;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -119,7 +119,7 @@ impl Lpm {
         if path.is_some() {
             let fam = self::family_of(py, &spec)?;
             return py
-                .detach(|| -> pktlab::lab::Result<Lpm> {
+                .detach(|| -> pktlab_lab::Result<Lpm> {
                     Ok(if fam == "v4" {
                         let l = load::<u32>(&spec, &Silent)?;
                         let mut t = a.make::<u32>();

@@ -3,8 +3,8 @@
 
 use crate::py_err;
 use numpy::{IntoPyArray, PyArray1};
-use pktlab::lab::traffic::ZipfSpec;
 use pktlab::traffic::{SplitMix64, ZipfTable};
+use pktlab_lab::traffic::ZipfSpec;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 

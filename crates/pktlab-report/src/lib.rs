@@ -1,4 +1,4 @@
-//! `pktlab reproduce`: runs the experiments of every component through `pktlab::lab`, puts our
+//! `pktlab reproduce`: runs the experiments of every component through `pktlab_lab`, puts our
 //! numbers beside the papers' (typed in once per section from `shared/papers/DIGEST.md`),
 //! computes a verdict for each comparison, and writes `DIR/index.html` (self-contained: inline
 //! CSS and SVG), `DIR/results.json` (every number shown) and one CSV per figure.
@@ -19,7 +19,7 @@ pub mod verdict;
 
 use machine::Machine;
 use model::{Body, Section};
-use pktlab::lab::{Error, Progress, Result};
+use pktlab_lab::{Error, Progress, Result};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -107,7 +107,7 @@ pub struct Quiet;
 impl Observer for Quiet {
     fn section_start(&self, _: usize, _: usize, _: &SectionDef) {}
     fn steps(&self) -> &dyn Progress {
-        &pktlab::lab::Silent
+        &pktlab_lab::Silent
     }
     fn section_end(&self, _: usize, _: usize, _: &Section) {}
 }

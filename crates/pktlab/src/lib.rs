@@ -23,9 +23,7 @@
 //!   metadata layouts of paper 001;
 //! * [`port`] — rx/tx bursts: null, in-memory pcap/synthetic replay, pcap capture; RSS;
 //! * [`pipeline`] — the batched data plane wiring every component (paper 001);
-//! * [`lab`] — every experiment (benchmarks, simulations, sweeps) as a function from a
-//!   serde config to a serde result with a progress callback: what the CLI, the HTML report
-//!   and Python call;
+//! * [`params`] — the parameter checks every configuration's `validate()` shares;
 //! * [`simd`] — branch-free lane masks over small arrays (the caches' set scans);
 //! * [`util`] — small deterministic helpers (splitmix64, xorshift) shared by generators and
 //!   benchmarks.
@@ -40,11 +38,11 @@ pub mod aqm;
 pub mod ccn;
 pub mod flowcache;
 pub mod io;
-pub mod lab;
 pub mod lpm;
 pub mod mbuf;
 pub mod net;
 pub mod netsim;
+pub mod params;
 pub mod pipeline;
 pub mod port;
 pub mod simd;

@@ -1,13 +1,13 @@
 //! Section `aqm`: paper 002 (ZL-RED, Kurata, Hasegawa & Murata) — fig. 2 (estimated vs actual
 //! flows), figs. 5–8 (Reno/Vegas and RTT fairness under SRED and ZL-RED), with today's
 //! comparators (DropTail, RED, CHOKe, DRR, FQ-CoDel) in figs. 5 and 8. Runs
-//! `pktlab::lab::aqm::study` on the fig. 4 dumbbell.
+//! `pktlab_lab::aqm::study` on the fig. 4 dumbbell.
 
 use crate::model::{Body, Cell, Check, Figure, Input, Plot, Series, Table};
 use crate::verdict::monotone;
 use crate::{Ctx, Scale, SectionDef};
-use pktlab::lab::aqm::{bench, study, AqmBenchConfig, StudyConfig, StudyResult, StudyRow};
-use pktlab::lab::Result;
+use pktlab_lab::aqm::{bench, study, AqmBenchConfig, StudyConfig, StudyResult, StudyRow};
+use pktlab_lab::Result;
 
 /// The section.
 pub const SECTION: SectionDef = SectionDef {

@@ -1,17 +1,17 @@
 //! Section `cache`: paper 000 (Hit Priority Cache, Yamaki & Nishi) — Table 2 (miss rate,
 //! exchange rate, average delay at 1,024 entries), fig. 2 (miss rate vs cache size), fig. 3
 //! (flow-length CDF of the trace), fig. 9 (miss reduction relative to LRU), and beyond the
-//! paper every replacement policy of the cache engine. Runs `pktlab::lab::cache`.
+//! paper every replacement policy of the cache engine. Runs `pktlab_lab::cache`.
 
 use crate::model::{BarSeries, Body, Cell, Check, CmpRow, Comparison, Figure, Input, Plot};
 use crate::model::{Series, Table};
 use crate::verdict::Rule;
 use crate::{Ctx, SectionDef};
-use pktlab::lab::cache::{
+use pktlab::traffic::LengthHist;
+use pktlab_lab::cache::{
     sim, sweep, trace_stats, CacheSimConfig, CacheSweepConfig, ModelSpec, PolicyResult, TraceSpec,
 };
-use pktlab::lab::Result;
-use pktlab::traffic::LengthHist;
+use pktlab_lab::Result;
 
 /// The section.
 pub const SECTION: SectionDef = SectionDef {
@@ -349,7 +349,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         },
     )
     .against("AGH real"));
-    let cdf_series = |f: fn(&pktlab::lab::cache::CdfPoint) -> f64| {
+    let cdf_series = |f: fn(&pktlab_lab::cache::CdfPoint) -> f64| {
         st.length_cdf
             .iter()
             .map(|c| [c.length_le as f64, f(c)])

@@ -1,13 +1,13 @@
 //! Section `ccn-live`: paper 003's case study on real sockets — a Zipf consumer, the pktlab
 //! CCN router and a producer on 127.0.0.1 (Cefore's v0.12 wire format), for growing
 //! content-store sizes: Data/s at the consumer and the CS hit ratio next to the FIFO and LRU
-//! approximations. Runs `pktlab::lab::ccn_live::run_case_study`.
+//! approximations. Runs `pktlab_lab::ccn_live::run_case_study`.
 
 use crate::model::{Body, Cell, Check, CmpRow, Comparison, Figure, Input, Plot, Series, Table};
 use crate::verdict::{monotone, Rule};
 use crate::{Ctx, SectionDef};
-use pktlab::lab::ccn_live::{run_case_study, CaseStudyConfig};
-use pktlab::lab::Result;
+use pktlab_lab::ccn_live::{run_case_study, CaseStudyConfig};
+use pktlab_lab::Result;
 use std::time::Duration;
 
 /// The section.
@@ -48,7 +48,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     ));
     let r = run_case_study(&cfg, ctx.progress)?;
     b.commands.push(format!(
-        "pktlab ccn producer / router --cs-entries C --cs-policy {} / consumer on udp:127.0.0.1 (see tools/cefore-case-study.sh); the sweep is pktlab::lab::ccn_live::run_case_study",
+        "pktlab ccn producer / router --cs-entries C --cs-policy {} / consumer on udp:127.0.0.1 (see tools/cefore-case-study.sh); the sweep is pktlab_lab::ccn_live::run_case_study",
         cfg.policy.as_str()
     ));
     let with_cs: Vec<_> = r.rows.iter().filter(|x| x.cs_entries > 0).collect();
@@ -75,7 +75,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         )
         .against("FIFO model"),
     );
-    let pts = |f: fn(&pktlab::lab::ccn_live::CaseStudyRow) -> f64| -> Vec<[f64; 2]> {
+    let pts = |f: fn(&pktlab_lab::ccn_live::CaseStudyRow) -> f64| -> Vec<[f64; 2]> {
         with_cs
             .iter()
             .map(|x| [x.cs_entries as f64, f(x)])

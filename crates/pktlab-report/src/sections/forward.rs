@@ -2,16 +2,16 @@
 //! forwarding rate of the three metadata layouts (DPDK's 128 B mbuf, compact metadata
 //! allocated per packet, compact metadata in a constant per-batch region) across batch sizes,
 //! and the whole data plane (parse → flow cache → Poptrie → TTL rewrite → AQM queue). Runs
-//! `pktlab::lab::forward`.
+//! `pktlab_lab::forward`.
 
 use crate::model::{Body, Cell, CmpRow, Comparison, Figure, Input, Plot, Series, Table};
 use crate::verdict::Rule;
 use crate::{Ctx, SectionDef};
-use pktlab::lab::forward::{forward, ForwardConfig, ForwardResult, TableSpec};
-use pktlab::lab::{Error, Result};
 use pktlab::mbuf::MetaKind;
 use pktlab::pipeline::Stages;
 use pktlab::port::RxSpec;
+use pktlab_lab::forward::{forward, ForwardConfig, ForwardResult, TableSpec};
+use pktlab_lab::{Error, Result};
 
 /// The section.
 pub const SECTION: SectionDef = SectionDef {
@@ -60,7 +60,7 @@ fn layout_sweep(
                 packets,
                 ..ForwardConfig::default()
             };
-            runs.push(forward(&cfg, &pktlab::lab::Silent)?);
+            runs.push(forward(&cfg, &pktlab_lab::Silent)?);
             done += 1;
             ctx.progress.set(done);
         }
@@ -194,7 +194,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
             b.commands.push(format!(
                 "pktlab forward --stages full --batch {bt} --workers {w} --packets {pk} --repeat {repeat} --json   # tables: synthetic {v4}+{v6} routes"
             ));
-            pipe.push(forward(&cfg, &pktlab::lab::Silent)?);
+            pipe.push(forward(&cfg, &pktlab_lab::Silent)?);
             ctx.progress.set(pipe.len() as u64);
         }
     }

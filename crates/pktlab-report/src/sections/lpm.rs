@@ -3,14 +3,14 @@
 //! comparison with prior work (Tree BitMap, SAIL, D16R, D18R; plus DIR-24-8 and radix) on
 //! random and Zipf traffic, the cost per lookup by depth of the matched route (box plot), and
 //! the aggregate rate of two lookup threads against one.
-//! Runs `pktlab::lab::lpm::bench`.
+//! Runs `pktlab_lab::lpm::bench`.
 
 use crate::model::{BarSeries, Body, BoxSeries, BoxStat, CmpRow, Comparison, Figure, Input, Plot};
 use crate::model::{Cell, Check, Table};
 use crate::verdict::Rule;
 use crate::{Ctx, SectionDef};
-use pktlab::lab::lpm::{bench, AlgoBench, BenchConfig, TableSpec};
-use pktlab::lab::Result;
+use pktlab_lab::lpm::{bench, AlgoBench, BenchConfig, TableSpec};
+use pktlab_lab::Result;
 
 /// The section.
 pub const SECTION: SectionDef = SectionDef {

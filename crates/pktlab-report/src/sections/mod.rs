@@ -1,7 +1,7 @@
 //! The report's sections, one file each, and the registry that lists them in page order.
 //!
 //! Adding a section = one file here (a `pub const SECTION: SectionDef` with its published
-//! numbers typed in once, citing `DIGEST.md`, and a run function calling `pktlab::lab`) plus
+//! numbers typed in once, citing `DIGEST.md`, and a run function calling `pktlab_lab`) plus
 //! its `mod` line and its line in [`REGISTRY`].
 
 use crate::SectionDef;

@@ -1,13 +1,13 @@
 //! Section `tcp-mixes` (beyond paper 002): today's TCP mixes — CUBIC vs BBR v1, Reno vs CUBIC,
 //! CUBIC vs Vegas, half the connections each, SACK on — on paper 002's fig. 4 dumbbell under
 //! DropTail, RED, SRED, ZL-RED, FQ-CoDel and DRR, with ECN off and on (issue 17 item 6).
-//! Runs `pktlab::lab::aqm::mix_study` once per mix; the verdict "fair" is the library's
+//! Runs `pktlab_lab::aqm::mix_study` once per mix; the verdict "fair" is the library's
 //! (`MixRow::fair`: the first algorithm's share within [0.4, 0.6] and Jain's index ≥ 0.9).
 
 use crate::model::{BarSeries, Body, Cell, Check, Figure, Input, Plot, Table};
 use crate::{Ctx, Scale, SectionDef};
-use pktlab::lab::aqm::{mix_study, MixRow, MixStudyConfig, MixStudyResult, MIXES};
-use pktlab::lab::Result;
+use pktlab_lab::aqm::{mix_study, MixRow, MixStudyConfig, MixStudyResult, MIXES};
+use pktlab_lab::Result;
 
 /// The section.
 pub const SECTION: SectionDef = SectionDef {

@@ -1,15 +1,15 @@
 //! Section `zipf-cs`: paper 003 (P4 CCN packet generator, Endo et al.) — the Zipf table's
 //! error against the exact distribution as a function of the table budget and merge rule, the
 //! table sampler's speed, and the content-store hit ratio under Zipf requests next to Che's
-//! approximation, with the forwarder's rate as the CS grows. Runs `pktlab::lab::traffic` and
-//! `pktlab::lab::ccn`.
+//! approximation, with the forwarder's rate as the CS grows. Runs `pktlab_lab::traffic` and
+//! `pktlab_lab::ccn`.
 
 use crate::model::{Body, Cell, Check, CmpRow, Comparison, Figure, Input, Plot, Series, Table};
 use crate::verdict::{monotone, Rule};
 use crate::{Ctx, SectionDef};
-use pktlab::lab::ccn::{sim, CcnSimConfig};
-use pktlab::lab::traffic::{zipf, zipf_error_sweep, ZipfConfig, ZipfErrorConfig, ZipfSpec};
-use pktlab::lab::Result;
+use pktlab_lab::ccn::{sim, CcnSimConfig};
+use pktlab_lab::traffic::{zipf, zipf_error_sweep, ZipfConfig, ZipfErrorConfig, ZipfSpec};
+use pktlab_lab::Result;
 
 /// The section.
 pub const SECTION: SectionDef = SectionDef {
@@ -41,7 +41,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         ),
     ));
     let err = zipf_error_sweep(&ecfg, ctx.progress)?;
-    b.notes.push("The error sweep is the library function pktlab::lab::traffic::zipf_error_sweep (no CLI subcommand of its own); `pktlab gen zipf --entries N --compare --json` gives one budget's error under every merge rule.".into());
+    b.notes.push("The error sweep is the library function pktlab_lab::traffic::zipf_error_sweep (no CLI subcommand of its own); `pktlab gen zipf --entries N --compare --json` gives one budget's error under every merge rule.".into());
     let mut s = Vec::new();
     for &alpha in &ecfg.alphas {
         for m in &ecfg.merges {

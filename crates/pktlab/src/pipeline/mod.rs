@@ -3,7 +3,7 @@
 //! cache ([`nhcache`], paper 000) → Poptrie's batched lookup of the misses ([`crate::lpm`],
 //! paper 004) → TTL/checksum rewrite → output queue with an AQM ([`queue`], paper 002) → tx.
 //!
-//! [`worker::Worker`] is one worker's loop; [`crate::lab::forward`] sets up the workers (RSS
+//! [`worker::Worker`] is one worker's loop; `pktlab_lab::forward` sets up the workers (RSS
 //! over the receive queues, one shared Poptrie updated while they run) and reports.
 
 pub mod fib;

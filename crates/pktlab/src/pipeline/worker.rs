@@ -16,7 +16,7 @@ use crate::lpm::shared::LpmReader;
 use crate::lpm::Poptrie;
 use crate::mbuf::{Buf, Layout, Pool, PoolCache};
 use crate::net::{Address, NextHop};
-use crate::port::{AnyRx, AnyTx, RxPort, TxPort};
+use crate::port::{AnyRx, AnyTx, Bufs, RxPort, TxPort};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -31,13 +31,14 @@ pub struct Tables {
     pub epoch: Arc<AtomicU64>,
 }
 
-/// Everything a worker owns.
-pub struct Worker<L: Layout> {
+/// Everything a worker owns. The ports are any [`RxPort`] / [`TxPort`] (a user's own, or the
+/// built-in [`AnyRx`] / [`AnyTx`] enums the CLI uses); everything is monomorphised.
+pub struct Worker<L: Layout, R: RxPort = AnyRx, T: TxPort = AnyTx> {
     pool: Arc<Pool>,
     cache: PoolCache,
     layout: L,
-    rx: AnyRx,
-    tx: AnyTx,
+    rx: R,
+    tx: T,
     batch: usize,
     stages: Stages,
     link: LinkKind,
@@ -157,9 +158,9 @@ fn lookup_misses<A: Address>(
     }
 }
 
-impl<L: Layout> Worker<L> {
+impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
     /// A worker with its ports, layout instance and parts; allocates all scratch space.
-    pub fn new(parts: WorkerParts, layout: L, rx: AnyRx, tx: AnyTx, queue_cap: usize) -> Self {
+    pub fn new(parts: WorkerParts, layout: L, rx: R, tx: T, queue_cap: usize) -> Self {
         let n = parts.batch;
         Worker {
             cache: PoolCache::new(parts.cache_size),
@@ -207,9 +208,7 @@ impl<L: Layout> Worker<L> {
                 break;
             }
             let n = self.rx.rx_burst(
-                &self.pool,
-                &mut self.cache,
-                &mut self.layout,
+                &mut Bufs::new(&self.pool, &mut self.cache, &mut self.layout),
                 &mut self.bufs,
                 self.batch,
             );
@@ -221,7 +220,11 @@ impl<L: Layout> Worker<L> {
                 // A live port with nothing to receive: by now the link has sent whatever
                 // was queued (an idle poll lasts far longer than draining a full queue).
                 self.drain_queue();
-                self.tx.poll(&self.pool, &mut self.cache, &mut self.layout);
+                self.tx.poll(&mut Bufs::new(
+                    &self.pool,
+                    &mut self.cache,
+                    &mut self.layout,
+                ));
                 continue;
             }
             self.counters.rx += n as u64;
@@ -234,8 +237,11 @@ impl<L: Layout> Worker<L> {
             self.progress.fetch_add(n as u64, Ordering::Relaxed);
         }
         self.drain_queue();
-        self.tx
-            .finish(&self.pool, &mut self.cache, &mut self.layout);
+        self.tx.finish(&mut Bufs::new(
+            &self.pool,
+            &mut self.cache,
+            &mut self.layout,
+        ));
         self.counters.tx = self.tx.packets();
         if let Some(c) = &self.fcache {
             (self.counters.cache_hits, self.counters.cache_misses) = c.counts();
@@ -261,7 +267,7 @@ impl<L: Layout> Worker<L> {
     }
 
     /// The transmit port (to collect a capture after the run).
-    pub fn into_tx(self) -> AnyTx {
+    pub fn into_tx(self) -> T {
         self.tx
     }
 
@@ -269,7 +275,7 @@ impl<L: Layout> Worker<L> {
     /// metadata, transmit, free.
     #[inline]
     fn io_batch(&mut self, n: usize) {
-        let with_ts = matches!(self.tx, AnyTx::Capture(_));
+        let with_ts = self.tx.wants_timestamps();
         for (i, b) in self.bufs.iter().enumerate() {
             self.lens[i] = self.layout.data_len(&self.pool, b, i);
             if with_ts {
@@ -277,9 +283,7 @@ impl<L: Layout> Worker<L> {
             }
         }
         self.tx.tx_burst(
-            &self.pool,
-            &mut self.cache,
-            &mut self.layout,
+            &mut Bufs::new(&self.pool, &mut self.cache, &mut self.layout),
             &mut self.bufs,
             &self.lens[..n],
             &self.ts[..n],
@@ -436,9 +440,7 @@ impl<L: Layout> Worker<L> {
     /// Transmits `keep` (`lens[..k]`, `ts[..k]`) and returns `free` to the pool.
     fn transmit(&mut self, k: usize) {
         self.tx.tx_burst(
-            &self.pool,
-            &mut self.cache,
-            &mut self.layout,
+            &mut Bufs::new(&self.pool, &mut self.cache, &mut self.layout),
             &mut self.keep,
             &self.lens[..k],
             &self.ts[..k],

@@ -19,8 +19,8 @@
 //! Errors are one line naming the port and, for permissions, the missing capability.
 //! Everything here is `libc`; no C shim.
 
-use super::{free_all, RxPort, TxPort};
-use crate::mbuf::{Buf, Layout, Pool, PoolCache, RxMeta, DATA_ROOM};
+use super::{free_all, Bufs, RxPort, TxPort};
+use crate::mbuf::{Buf, Layout, RxMeta, DATA_ROOM};
 use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -515,12 +515,11 @@ impl RxPort for AfPacketRx {
     /// none is ready; returns 0 if none came.
     fn rx_burst<L: Layout>(
         &mut self,
-        pool: &Pool,
-        cache: &mut PoolCache,
-        layout: &mut L,
+        ctx: &mut Bufs<'_, L>,
         out: &mut Vec<Buf>,
         max: usize,
     ) -> usize {
+        let (pool, cache, layout) = ctx.parts();
         let start = out.len();
         let mut polled = false;
         loop {
@@ -790,13 +789,12 @@ impl AfPacketTx {
 impl TxPort for AfPacketTx {
     fn tx_burst<L: Layout>(
         &mut self,
-        pool: &Pool,
-        cache: &mut PoolCache,
-        layout: &mut L,
+        ctx: &mut Bufs<'_, L>,
         bufs: &mut Vec<Buf>,
         lens: &[u16],
         _ts: &[u64],
     ) {
+        let (pool, cache, layout) = ctx.parts();
         for (b, &len) in bufs.iter().zip(lens) {
             self.push(&pool.data(b)[..len as usize]);
         }

@@ -2,9 +2,9 @@
 //! timed loop) and written afterwards as one pcap in the input's link type with nanosecond
 //! timestamps, the workers' outputs merged in time order.
 
-use super::{free_all, TxPort};
+use super::{free_all, Bufs, TxPort};
 use crate::io::pcap_write::{PcapWriter, TsResolution};
-use crate::mbuf::{Buf, Layout, Pool, PoolCache};
+use crate::mbuf::{Buf, Layout};
 use std::io::Write;
 
 /// Frames sent by one worker.
@@ -50,13 +50,12 @@ impl TxPort for CaptureTx {
     #[inline]
     fn tx_burst<L: Layout>(
         &mut self,
-        pool: &Pool,
-        cache: &mut PoolCache,
-        layout: &mut L,
+        ctx: &mut Bufs<'_, L>,
         bufs: &mut Vec<Buf>,
         lens: &[u16],
         ts: &[u64],
     ) {
+        let (pool, cache, layout) = ctx.parts();
         for ((b, &len), &t) in bufs.iter().zip(lens).zip(ts) {
             let off = self.data.len();
             self.data.extend_from_slice(&pool.data(b)[..len as usize]);
@@ -67,5 +66,9 @@ impl TxPort for CaptureTx {
 
     fn packets(&self) -> u64 {
         self.recs.len() as u64
+    }
+
+    fn wants_timestamps(&self) -> bool {
+        true
     }
 }

@@ -18,7 +18,7 @@
 //! per packet.
 
 use super::afpacket::AfPacketTx;
-use super::{free_all, TxPort};
+use super::{free_all, Bufs, TxPort};
 use crate::aqm::{Aqm, Discipline, Drops, Nanos};
 use crate::mbuf::{Buf, Layout, Pool, PoolCache};
 use crate::pipeline::queue::{Link, QPkt};
@@ -349,16 +349,6 @@ impl DelayTx {
         free_all(pool, cache, layout, &mut self.free);
     }
 
-    /// Sends what is due (called by the worker when its receive port is idle).
-    pub fn poll<L: Layout>(&mut self, pool: &Pool, cache: &mut PoolCache, layout: &mut L) {
-        self.flush_due(pool, cache, layout, false);
-    }
-
-    /// Sends everything still held at once (end of the run).
-    pub fn finish<L: Layout>(&mut self, pool: &Pool, cache: &mut PoolCache, layout: &mut L) {
-        self.flush_due(pool, cache, layout, true);
-    }
-
     /// The line's counts.
     pub fn stats(&self) -> DelayStats {
         self.shaper.stats()
@@ -373,13 +363,12 @@ impl DelayTx {
 impl TxPort for DelayTx {
     fn tx_burst<L: Layout>(
         &mut self,
-        pool: &Pool,
-        cache: &mut PoolCache,
-        layout: &mut L,
+        ctx: &mut Bufs<'_, L>,
         bufs: &mut Vec<Buf>,
         lens: &[u16],
         _ts: &[u64],
     ) {
+        let (pool, cache, layout) = ctx.parts();
         let now = self.now();
         for (b, &len) in bufs.drain(..).zip(lens) {
             let (flow, pair) = flow_of(&pool.data(&b)[..len as usize]);
@@ -397,6 +386,18 @@ impl TxPort for DelayTx {
 
     fn packets(&self) -> u64 {
         self.inner.packets()
+    }
+
+    /// Sends what is due (called by the worker when its receive port is idle).
+    fn poll<L: Layout>(&mut self, ctx: &mut Bufs<'_, L>) {
+        let (pool, cache, layout) = ctx.parts();
+        self.flush_due(pool, cache, layout, false);
+    }
+
+    /// Sends everything still held at once (end of the run).
+    fn finish<L: Layout>(&mut self, ctx: &mut Bufs<'_, L>) {
+        let (pool, cache, layout) = ctx.parts();
+        self.flush_due(pool, cache, layout, true);
     }
 }
 

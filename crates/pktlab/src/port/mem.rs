@@ -10,11 +10,11 @@
 //! mean inter-packet gap, so time keeps increasing.
 
 use super::rss::{flow_hash, queue_of};
-use super::RxPort;
+use super::{Bufs, RxPort};
 use crate::io::packets::{flow_key, PacketReader};
 use crate::io::pcap_write::{build_frame, tcp_flags, Ips, L4, LINKTYPE_ETHERNET};
 use crate::io::IoError;
-use crate::mbuf::{Buf, Layout, Pool, PoolCache, RxMeta, DATA_ROOM};
+use crate::mbuf::{Buf, Layout, RxMeta, DATA_ROOM};
 use crate::traffic::{SynthConfig, SynthTrace};
 use pcap_parser::Linktype;
 use std::path::Path;
@@ -215,12 +215,11 @@ impl RxPort for MemRx {
     #[inline]
     fn rx_burst<L: Layout>(
         &mut self,
-        pool: &Pool,
-        cache: &mut PoolCache,
-        layout: &mut L,
+        ctx: &mut Bufs<'_, L>,
         out: &mut Vec<Buf>,
         max: usize,
     ) -> usize {
+        let (pool, cache, layout) = ctx.parts();
         if self.pos == self.frames.recs.len() {
             if self.round + 1 >= self.repeat || self.frames.recs.is_empty() {
                 return 0;
@@ -274,13 +273,13 @@ mod tests {
         let q = qs[0].clone();
         let n = q.len();
         let pool = CompactConst::<16>::mbuf_pool(256);
-        let mut cache = PoolCache::new(64);
+        let mut cache = crate::mbuf::PoolCache::new(64);
         let mut l = CompactConst::<16>::new(Arc::new(()), 32);
         let mut rx = MemRx::new(q, 0, 2, 1_000_000);
         let (mut got, mut bufs, mut last) = (0, Vec::with_capacity(32), 0);
         loop {
             assert!(l.begin(32));
-            let k = rx.rx_burst(&pool, &mut cache, &mut l, &mut bufs, 32);
+            let k = rx.rx_burst(&mut Bufs::new(&pool, &mut cache, &mut l), &mut bufs, 32);
             if k == 0 {
                 l.end();
                 break;

@@ -31,6 +31,41 @@ pub use capture::CaptureTx;
 pub use mem::{MemFrames, MemRx};
 pub use null::{NullRx, NullTx};
 
+/// What a port's burst works with: the shared buffer pool, the calling worker's pool cache
+/// and its metadata layout — passed together so that every port takes one argument for them.
+pub struct Bufs<'a, L: Layout> {
+    /// The shared pool.
+    pub pool: &'a Pool,
+    /// The worker's cache of free buffers.
+    pub cache: &'a mut PoolCache,
+    /// The worker's metadata layout (per-batch or per-buffer metadata).
+    pub layout: &'a mut L,
+}
+
+impl<'a, L: Layout> Bufs<'a, L> {
+    /// Bundles a pool, a cache and a layout.
+    pub fn new(pool: &'a Pool, cache: &'a mut PoolCache, layout: &'a mut L) -> Self {
+        Bufs {
+            pool,
+            cache,
+            layout,
+        }
+    }
+
+    /// The three parts, borrowed apart (for a port body that uses them side by side).
+    #[inline(always)]
+    pub fn parts(&mut self) -> (&'a Pool, &mut PoolCache, &mut L) {
+        (self.pool, &mut *self.cache, &mut *self.layout)
+    }
+
+    /// Releases every buffer of `bufs` through the layout and returns them to the cache
+    /// (what every transmit port does once its frames are out); `bufs` is left empty.
+    #[inline(always)]
+    pub fn free_all(&mut self, bufs: &mut Vec<Buf>) {
+        free_all(self.pool, self.cache, self.layout, bufs)
+    }
+}
+
 /// A receive queue.
 pub trait RxPort: Send {
     /// Receives up to `max` packets: takes buffers from `cache`, fills their data and calls
@@ -39,9 +74,7 @@ pub trait RxPort: Send {
     /// that nothing arrived for a while (see [`RxPort::exhausted`]).
     fn rx_burst<L: Layout>(
         &mut self,
-        pool: &Pool,
-        cache: &mut PoolCache,
-        layout: &mut L,
+        ctx: &mut Bufs<'_, L>,
         out: &mut Vec<Buf>,
         max: usize,
     ) -> usize;
@@ -59,15 +92,27 @@ pub trait TxPort: Send {
     /// through `layout.release` to `cache`; `bufs` is left empty.
     fn tx_burst<L: Layout>(
         &mut self,
-        pool: &Pool,
-        cache: &mut PoolCache,
-        layout: &mut L,
+        ctx: &mut Bufs<'_, L>,
         bufs: &mut Vec<Buf>,
         lens: &[u16],
         ts: &[u64],
     );
     /// Packets transmitted so far.
     fn packets(&self) -> u64;
+
+    /// Lets a port that holds packets (a delay line) send what is due; the worker calls it
+    /// when its receive side is idle. Default: nothing held, nothing to do.
+    #[inline]
+    fn poll<L: Layout>(&mut self, _ctx: &mut Bufs<'_, L>) {}
+
+    /// Sends whatever the port still holds (end of the run). Default: nothing held.
+    fn finish<L: Layout>(&mut self, _ctx: &mut Bufs<'_, L>) {}
+
+    /// True if the port wants each packet's receive timestamp in `tx_burst`'s `ts` (a
+    /// capture writes them); others get unspecified values there.
+    fn wants_timestamps(&self) -> bool {
+        false
+    }
 }
 
 /// A receive port as the CLI names it.
@@ -186,16 +231,14 @@ impl RxPort for AnyRx {
     #[inline]
     fn rx_burst<L: Layout>(
         &mut self,
-        pool: &Pool,
-        cache: &mut PoolCache,
-        layout: &mut L,
+        ctx: &mut Bufs<'_, L>,
         out: &mut Vec<Buf>,
         max: usize,
     ) -> usize {
         match self {
-            AnyRx::Null(p) => p.rx_burst(pool, cache, layout, out, max),
-            AnyRx::Mem(p) => p.rx_burst(pool, cache, layout, out, max),
-            AnyRx::AfPacket(p) => p.rx_burst(pool, cache, layout, out, max),
+            AnyRx::Null(p) => p.rx_burst(ctx, out, max),
+            AnyRx::Mem(p) => p.rx_burst(ctx, out, max),
+            AnyRx::AfPacket(p) => p.rx_burst(ctx, out, max),
         }
     }
 
@@ -219,40 +262,20 @@ pub enum AnyTx {
     Delay(Box<delay::DelayTx>),
 }
 
-impl AnyTx {
-    /// Lets a port that holds packets (a delay line) send what is due; called when the
-    /// receive side is idle. A no-op for the others.
-    #[inline]
-    pub fn poll<L: Layout>(&mut self, pool: &Pool, cache: &mut PoolCache, layout: &mut L) {
-        if let AnyTx::Delay(p) = self {
-            p.poll(pool, cache, layout);
-        }
-    }
-
-    /// Sends whatever a port still holds (end of the run). A no-op for ports that hold none.
-    pub fn finish<L: Layout>(&mut self, pool: &Pool, cache: &mut PoolCache, layout: &mut L) {
-        if let AnyTx::Delay(p) = self {
-            p.finish(pool, cache, layout);
-        }
-    }
-}
-
 impl TxPort for AnyTx {
     #[inline]
     fn tx_burst<L: Layout>(
         &mut self,
-        pool: &Pool,
-        cache: &mut PoolCache,
-        layout: &mut L,
+        ctx: &mut Bufs<'_, L>,
         bufs: &mut Vec<Buf>,
         lens: &[u16],
         ts: &[u64],
     ) {
         match self {
-            AnyTx::Null(p) => p.tx_burst(pool, cache, layout, bufs, lens, ts),
-            AnyTx::Capture(p) => p.tx_burst(pool, cache, layout, bufs, lens, ts),
-            AnyTx::AfPacket(p) => p.tx_burst(pool, cache, layout, bufs, lens, ts),
-            AnyTx::Delay(p) => p.tx_burst(pool, cache, layout, bufs, lens, ts),
+            AnyTx::Null(p) => p.tx_burst(ctx, bufs, lens, ts),
+            AnyTx::Capture(p) => p.tx_burst(ctx, bufs, lens, ts),
+            AnyTx::AfPacket(p) => p.tx_burst(ctx, bufs, lens, ts),
+            AnyTx::Delay(p) => p.tx_burst(ctx, bufs, lens, ts),
         }
     }
     fn packets(&self) -> u64 {
@@ -262,6 +285,20 @@ impl TxPort for AnyTx {
             AnyTx::AfPacket(p) => p.packets(),
             AnyTx::Delay(p) => p.packets(),
         }
+    }
+    #[inline]
+    fn poll<L: Layout>(&mut self, ctx: &mut Bufs<'_, L>) {
+        if let AnyTx::Delay(p) = self {
+            p.poll(ctx);
+        }
+    }
+    fn finish<L: Layout>(&mut self, ctx: &mut Bufs<'_, L>) {
+        if let AnyTx::Delay(p) = self {
+            p.finish(ctx);
+        }
+    }
+    fn wants_timestamps(&self) -> bool {
+        matches!(self, AnyTx::Capture(_))
     }
 }
 

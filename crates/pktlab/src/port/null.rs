@@ -2,8 +2,8 @@
 //! the pool and sets their length, port and nothing else (no packet data is written), tx
 //! frees them. The forwarding-only measurement of paper 001 and of testpmd's `io` mode.
 
-use super::{free_all, RxPort, TxPort};
-use crate::mbuf::{Buf, Layout, Pool, PoolCache, RxMeta};
+use super::{free_all, Bufs, RxPort, TxPort};
+use crate::mbuf::{Buf, Layout, RxMeta};
 
 /// Receive side: `remaining` packets of `len` bytes.
 #[derive(Debug)]
@@ -30,12 +30,11 @@ impl RxPort for NullRx {
     #[inline]
     fn rx_burst<L: Layout>(
         &mut self,
-        pool: &Pool,
-        cache: &mut PoolCache,
-        layout: &mut L,
+        ctx: &mut Bufs<'_, L>,
         out: &mut Vec<Buf>,
         max: usize,
     ) -> usize {
+        let (pool, cache, layout) = ctx.parts();
         let n = (max as u64).min(self.remaining) as usize;
         let start = out.len();
         if n == 0 || !cache.get_bulk(pool, n, out) {
@@ -67,13 +66,12 @@ impl TxPort for NullTx {
     #[inline]
     fn tx_burst<L: Layout>(
         &mut self,
-        pool: &Pool,
-        cache: &mut PoolCache,
-        layout: &mut L,
+        ctx: &mut Bufs<'_, L>,
         bufs: &mut Vec<Buf>,
         lens: &[u16],
         _ts: &[u64],
     ) {
+        let (pool, cache, layout) = ctx.parts();
         self.packets += bufs.len() as u64;
         self.bytes += lens.iter().map(|&l| l as u64).sum::<u64>();
         free_all(pool, cache, layout, bufs);

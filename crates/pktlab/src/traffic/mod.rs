@@ -5,9 +5,12 @@
 //! * [`zipf`] — paper 003 (Endo et al., "P4-based CCN packet generator"): a Zipf popularity
 //!   sampler built as an inverse-transform table whose rare tail is merged into shared entries;
 //! * [`streams`] — packet streams built on it: CCN names, IPv4/IPv6 destinations over a routing
-//!   table's prefixes and 5-tuple flows.
+//!   table's prefixes and 5-tuple flows;
+//! * [`lpm`] — lookup traffic for LPM benchmarks (paper 004's harness: xor128 random
+//!   addresses, sequential, repeated, prefix-uniform or Zipf-popular, a capture's destinations).
 
 pub mod flows;
+pub mod lpm;
 pub mod streams;
 pub mod zipf;
 

@@ -62,8 +62,8 @@ pub struct ConsumerConfig {
 
 impl ConsumerConfig {
     /// Refuses impossible values (one-line error naming the CLI flag and the accepted range).
-    pub fn validate(&self) -> crate::lab::Result<()> {
-        use crate::lab::check;
+    pub fn validate(&self) -> crate::params::Result<()> {
+        use crate::params as check;
         check::int_range("--contents", self.contents, 1, 1 << 32)?;
         check::positive("--alpha", self.alpha)?;
         check::int_range("--table-entries", self.table_entries, 1, 1 << 26)?;

@@ -35,8 +35,8 @@ pub struct ProducerConfig {
 
 impl ProducerConfig {
     /// Refuses impossible values (one-line error naming the CLI flag and the accepted range).
-    pub fn validate(&self) -> crate::lab::Result<()> {
-        use crate::lab::check;
+    pub fn validate(&self) -> crate::params::Result<()> {
+        use crate::params as check;
         check::int_range("--payload", self.payload as u64, 0, 8000)?;
         check::require(self.cache_time_s >= 1, "--cache-time", || {
             "must be at least 1 s: Data without a cache time is not cached by Cefore (got 0)".into()

@@ -54,8 +54,8 @@ pub struct RouterConfig {
 
 impl RouterConfig {
     /// Refuses impossible values (one-line error naming the CLI flag and the accepted range).
-    pub fn validate(&self) -> crate::lab::Result<()> {
-        use crate::lab::check;
+    pub fn validate(&self) -> crate::params::Result<()> {
+        use crate::params as check;
         check::int_range("--cs-entries", self.cs_entries as u64, 0, 1 << 26)?;
         check::int_range("--slot-bytes", self.slot_bytes as u64, 64, 65_535)?;
         check::int_range("--workers", self.workers as u64, 1, 64)?;

@@ -1,16 +1,30 @@
-//! Parameter checks shared by the experiments' `validate()` methods (issue 12, "impossible
-//! parameters are refused"): each refuses a value with a one-line [`Error::Param`] that names
-//! the CLI flag and the accepted range, e.g. `--entries: must be in 1..=67108864 (got 0)`, so
-//! the CLI, the report and Python callers all get the same message before any work starts.
+//! Parameter checks shared by every configuration's `validate()` (the experiments in
+//! `pktlab-lab`, the live CCN faces in [`crate::ccn::live`]): each refuses a value with a
+//! one-line [`ParamError`] that names the CLI flag and the accepted range, e.g.
+//! `--entries: must be in 1..=67108864 (got 0)`, so the CLI, the report and Python callers all
+//! get the same message before any work starts.
 
-use super::{Error, Result};
+/// A parameter out of range or unknown; the message names it as the CLI flag.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ParamError(pub String);
+
+impl ParamError {
+    /// A bad-parameter error with this message.
+    pub fn new(msg: impl Into<String>) -> Self {
+        ParamError(msg.into())
+    }
+}
+
+/// `Result` with [`ParamError`].
+pub type Result<T, E = ParamError> = std::result::Result<T, E>;
 
 /// `v` must lie in `lo..=hi`.
 pub fn int_range(flag: &str, v: u64, lo: u64, hi: u64) -> Result<()> {
     if (lo..=hi).contains(&v) {
         Ok(())
     } else {
-        Err(Error::param(format!(
+        Err(ParamError::new(format!(
             "{flag}: must be in {lo}..={hi} (got {v})"
         )))
     }
@@ -21,7 +35,7 @@ pub fn at_least(flag: &str, v: u64, lo: u64) -> Result<()> {
     if v >= lo {
         Ok(())
     } else {
-        Err(Error::param(format!(
+        Err(ParamError::new(format!(
             "{flag}: must be at least {lo} (got {v})"
         )))
     }
@@ -32,7 +46,7 @@ pub fn positive(flag: &str, v: f64) -> Result<()> {
     if v.is_finite() && v > 0.0 {
         Ok(())
     } else {
-        Err(Error::param(format!(
+        Err(ParamError::new(format!(
             "{flag}: must be a finite number > 0 (got {v})"
         )))
     }
@@ -43,7 +57,7 @@ pub fn non_negative(flag: &str, v: f64) -> Result<()> {
     if v.is_finite() && v >= 0.0 {
         Ok(())
     } else {
-        Err(Error::param(format!(
+        Err(ParamError::new(format!(
             "{flag}: must be a finite number ≥ 0 (got {v})"
         )))
     }
@@ -54,7 +68,7 @@ pub fn real_range(flag: &str, v: f64, lo: f64, hi: f64) -> Result<()> {
     if v.is_finite() && (lo..=hi).contains(&v) {
         Ok(())
     } else {
-        Err(Error::param(format!(
+        Err(ParamError::new(format!(
             "{flag}: must be in [{lo}, {hi}] (got {v})"
         )))
     }
@@ -66,7 +80,7 @@ pub fn require(ok: bool, flag: &str, msg: impl FnOnce() -> String) -> Result<()>
     if ok {
         Ok(())
     } else {
-        Err(Error::param(format!("{flag}: {}", msg())))
+        Err(ParamError::new(format!("{flag}: {}", msg())))
     }
 }
 

@@ -4,13 +4,13 @@
 //! ([`convert`]).
 
 use super::{check, Error, Progress, Result};
-use crate::flowcache::source::{next_uses, MemoryTrace, SourceReport};
-use crate::flowcache::{
+use pktlab::flowcache::source::{next_uses, MemoryTrace, SourceReport};
+use pktlab::flowcache::{
     min_ways, policy_ways, AnySim, DelayModel, SetIndex, SimConfig, TracePacket, TraceSource,
     PAPER_POLICIES, POLICY_NAMES,
 };
-use crate::io::compact::{CompactWriter, PcapExport};
-use crate::traffic::{LengthHist, SynthConfig};
+use pktlab::io::compact::{CompactWriter, PcapExport};
+use pktlab::traffic::{LengthHist, SynthConfig};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -672,7 +672,7 @@ pub fn convert(cfg: &ConvertConfig, p: &dyn Progress) -> Result<ConvertResult> {
     let mut s = src.open()?;
     let mut buf = Vec::with_capacity(1 << 16);
     let io = |e: std::io::Error| Error::output(&name, "write error", e);
-    let key = |s: &crate::flowcache::source::TraceStream, id: u32| {
+    let key = |s: &pktlab::flowcache::source::TraceStream, id: u32| {
         s.key(id)
             .ok_or_else(|| Error::param(format!("flow key: no key for flow {id}")))
     };
@@ -734,7 +734,7 @@ pub fn convert(cfg: &ConvertConfig, p: &dyn Progress) -> Result<ConvertResult> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lab::Silent;
+    use crate::Silent;
 
     fn small() -> TraceSpec {
         TraceSpec {

@@ -10,13 +10,13 @@
 //! The Cefore side runs outside the library (Cefore is not a dependency): see
 //! `tools/cefore-case-study.sh` and `docs/results/ccn-live.md`.
 
-use crate::ccn::cs::Policy;
-use crate::ccn::live::{
+use crate::{Error, Progress, Result};
+use pktlab::ccn::cs::Policy;
+use pktlab::ccn::live::{
     self, producer, router, ConsumerConfig, Control, ProducerConfig, RouterConfig, RttSummary,
 };
-use crate::ccn::sim::{che_fifo, che_lru};
-use crate::ccn::tlv::Dialect;
-use crate::lab::{Error, Progress, Result};
+use pktlab::ccn::sim::{che_fifo, che_lru};
+use pktlab::ccn::tlv::Dialect;
 use serde::Serialize;
 use std::io;
 use std::net::SocketAddr;
@@ -285,7 +285,7 @@ mod tests {
             window: 16,
             ..Default::default()
         };
-        let r = run_case_study(&cfg, &crate::lab::Silent).unwrap();
+        let r = run_case_study(&cfg, &crate::Silent).unwrap();
         assert_eq!(r.rows.len(), 2);
         let (off, on) = (&r.rows[0], &r.rows[1]);
         assert!(off.data_per_s > 500.0, "{off:?}");

@@ -1,4 +1,4 @@
-//! Live traffic on real interfaces (AF_PACKET, [`crate::port::afpacket`]): the software form
+//! Live traffic on real interfaces (AF_PACKET, [`pktlab::port::afpacket`]): the software form
 //! of paper 003's traffic generator ([`gen`]: the Zipf streams the pcap writers produce, sent
 //! on an interface, paced by a token bucket or as fast as possible) and the matching
 //! receiver ([`sink`]: counts packets, flows, TTLs, checksum errors and duplicates).
@@ -12,12 +12,12 @@
 
 use super::traffic::{ccn_frames, flow_frames, zipf_frames, FrameSource, ZipfSpec};
 use super::{Error, Progress, Result};
-use crate::io::packets::flow_key;
-use crate::io::pcap_write::check_frame;
-use crate::io::{read_table, NextHopScheme};
-use crate::net::{FlowKey, Prefix};
-use crate::port::afpacket::{AfPacketRx, AfPacketTx};
-use crate::port::TxPort as _;
+use pktlab::io::packets::flow_key;
+use pktlab::io::pcap_write::check_frame;
+use pktlab::io::{read_table, NextHopScheme};
+use pktlab::net::{FlowKey, Prefix};
+use pktlab::port::afpacket::{AfPacketRx, AfPacketTx};
+use pktlab::port::TxPort as _;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -432,8 +432,8 @@ pub fn sink(cfg: &SinkConfig, stop: &AtomicBool, p: &dyn Progress) -> Result<Sin
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::io::pcap_write::{build_frame, Ips, L4};
-    use crate::lab::Silent;
+    use crate::Silent;
+    use pktlab::io::pcap_write::{build_frame, Ips, L4};
 
     #[test]
     fn numbering_keeps_checksums_valid() {

@@ -6,10 +6,10 @@
 //! part is skipped (with a message) when tshark is not installed; the captures part when the
 //! shared data is absent.
 
-use pktlab::lab::forward::{forward, ForwardConfig, ForwardResult, TableSpec};
 use pktlab::mbuf::MetaKind;
 use pktlab::pipeline::Stages;
 use pktlab::port::{RxSpec, TxSpec};
+use pktlab_lab::forward::{forward, ForwardConfig, ForwardResult, TableSpec};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -118,7 +118,7 @@ fn config(rx: RxSpec, out: &Path) -> ForwardConfig {
 
 /// Runs `cfg`; checks the accounting and, with tshark, the output against `input`.
 fn run_and_check(cfg: &ForwardConfig, input: &Path, l4_good: bool) -> ForwardResult {
-    let r = forward(cfg, &pktlab::lab::Silent).unwrap();
+    let r = forward(cfg, &pktlab_lab::Silent).unwrap();
     accounted(&r);
     let TxSpec::Pcap(out) = &cfg.tx else {
         unreachable!()
@@ -196,7 +196,7 @@ fn synthetic_trace_forwards_cleanly_with_updates() {
         stages: Stages::Io,
         ..config(RxSpec::Synthetic, &input)
     };
-    let r = forward(&io, &pktlab::lab::Silent).unwrap();
+    let r = forward(&io, &pktlab_lab::Silent).unwrap();
     assert_eq!(r.forwarded, 30_000);
     // An update stream that toggles routes over the synthetic destinations (1.0.0.0/8).
     let upd = temp("updates.txt");

@@ -1,7 +1,8 @@
 //! The error type of the experiments: one line, naming the file and position or the parameter.
 
-use crate::io::IoError;
-use crate::traffic::ZipfError;
+use pktlab::io::IoError;
+use pktlab::params::ParamError;
+use pktlab::traffic::ZipfError;
 
 /// Why an experiment could not run. `Display` is one line; the CLI prints it after
 /// `pktlab: error: `.
@@ -30,6 +31,12 @@ pub enum Error {
         /// The operating system's error.
         error: std::io::Error,
     },
+}
+
+impl From<ParamError> for Error {
+    fn from(e: ParamError) -> Self {
+        Error::Param(e.0)
+    }
 }
 
 /// `Result` with the experiments' [`Error`].

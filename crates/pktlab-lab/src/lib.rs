@@ -1,4 +1,7 @@
-//! Experiments: every measurement, simulation and sweep pktlab runs, as plain library functions.
+//! # pktlab-lab
+//!
+//! Experiments: every measurement, simulation and sweep pktlab runs, as plain library functions
+//! over the components of the `pktlab` crate (which a user embeds without any of this).
 //!
 //! Each experiment is a function `fn(&Config, &dyn Progress) -> Result<Output, Error>`:
 //! * the **config** struct says everything the experiment needs (sizes, seeds, paths; `Default`
@@ -38,7 +41,8 @@ pub mod aqm;
 pub mod cache;
 pub mod ccn;
 pub mod ccn_live;
-pub mod check;
+/// The parameter checks of every `validate()` (re-exported from the core library).
+pub use pktlab::params as check;
 pub mod forward;
 pub mod live;
 pub mod lpm;

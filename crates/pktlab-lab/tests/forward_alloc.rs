@@ -2,10 +2,10 @@
 //! of once (three times more packets through every stage) adds no allocation beyond a small
 //! constant, for each metadata layout and stage set.
 
-use pktlab::lab::forward::{forward, ForwardConfig, TableSpec};
 use pktlab::mbuf::MetaKind;
 use pktlab::pipeline::Stages;
 use pktlab::port::RxSpec;
+use pktlab_lab::forward::{forward, ForwardConfig, TableSpec};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -39,7 +39,7 @@ static A: Counting = Counting;
 
 fn allocs(cfg: &ForwardConfig) -> (u64, u64) {
     let before = ALLOCS.load(Ordering::Relaxed);
-    let r = forward(cfg, &pktlab::lab::Silent).unwrap();
+    let r = forward(cfg, &pktlab_lab::Silent).unwrap();
     (ALLOCS.load(Ordering::Relaxed) - before, r.packets)
 }
 

@@ -8,30 +8,30 @@
 //! frames and the tables, allocating the pool — happens before the clock starts; the timed
 //! part is the workers' loops from a common start barrier to the last worker's end.
 //!
-//! With live ports (`--rx afpacket:A --tx afpacket:B`, [`crate::port::afpacket`]) the run
+//! With live ports (`--rx afpacket:A --tx afpacket:B`, [`pktlab::port::afpacket`]) the run
 //! lasts until [`ForwardConfig::duration`] passes or [`ForwardConfig::stop`] is set (the CLI
 //! sets it on SIGINT); each worker has its own rx socket (joined in one `PACKET_FANOUT_HASH`
 //! group when there are several) and its own tx ring, and the progress reports carry the
 //! ports' counters for a once-a-second status line.
 
 use super::{check, Error, Progress, Result};
-use crate::aqm::{AqmParamSet, AqmSpec};
-use crate::io::{read_table, read_updates, synthetic_table, NextHopScheme, Update};
-use crate::io::{DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES};
-use crate::lpm::shared::{concurrent, LpmWriter, Op};
-use crate::lpm::{Lpm, Poptrie, PoptrieConfig};
-use crate::mbuf::{CompactAlloc, CompactConst, Dpdk, Layout, MetaKind, META_SIZES};
-use crate::net::{Address, NextHop, Prefix};
-use crate::pipeline::nhcache::AnyCache;
-use crate::pipeline::parse::LinkKind;
-use crate::pipeline::queue::{Link, OutQueue};
-use crate::pipeline::worker::{Tables, Worker, WorkerParts};
-use crate::pipeline::{Counters, Stages};
-use crate::port::afpacket::{PortCounters, PortStats};
-use crate::port::delay::{line_capacity, DelayStats, DelayTx};
-use crate::port::mem::{load_pcap, load_synthetic, LoadReport, MemFrames};
-use crate::port::{AfPacketRx, AfPacketTx};
-use crate::port::{AnyRx, AnyTx, CaptureTx, MemRx, NullRx, NullTx, RxSpec, TxSpec};
+use pktlab::aqm::{AqmParamSet, AqmSpec};
+use pktlab::io::{read_table, read_updates, synthetic_table, NextHopScheme, Update};
+use pktlab::io::{DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES};
+use pktlab::lpm::shared::{concurrent, LpmWriter, Op};
+use pktlab::lpm::{Lpm, Poptrie, PoptrieConfig};
+use pktlab::mbuf::{CompactAlloc, CompactConst, Dpdk, Layout, MetaKind, META_SIZES};
+use pktlab::net::{Address, NextHop, Prefix};
+use pktlab::pipeline::nhcache::AnyCache;
+use pktlab::pipeline::parse::LinkKind;
+use pktlab::pipeline::queue::{Link, OutQueue};
+use pktlab::pipeline::worker::{Tables, Worker, WorkerParts};
+use pktlab::pipeline::{Counters, Stages};
+use pktlab::port::afpacket::{PortCounters, PortStats};
+use pktlab::port::delay::{line_capacity, DelayStats, DelayTx};
+use pktlab::port::mem::{load_pcap, load_synthetic, LoadReport, MemFrames};
+use pktlab::port::{AfPacketRx, AfPacketTx};
+use pktlab::port::{AnyRx, AnyTx, CaptureTx, MemRx, NullRx, NullTx, RxSpec, TxSpec};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -96,10 +96,10 @@ pub struct ForwardConfig {
     /// Live ports: set to stop the run (e.g. from a SIGINT handler).
     pub stop: Option<Arc<AtomicBool>>,
     /// Live tx port: hold every packet this many milliseconds before it leaves
-    /// (`--delay MS`, a propagation delay; [`crate::port::delay`]).
+    /// (`--delay MS`, a propagation delay; [`pktlab::port::delay`]).
     pub delay_ms: Option<f64>,
     /// Live tx port: pace the output at this many Mb/s through the `aqm` discipline with a
-    /// buffer of `queue` packets (`--rate MBPS`, a bottleneck link; [`crate::port::delay`]).
+    /// buffer of `queue` packets (`--rate MBPS`, a bottleneck link; [`pktlab::port::delay`]).
     pub rate_mbps: Option<f64>,
 }
 
@@ -418,7 +418,7 @@ impl ForwardConfig {
     }
 
     /// Refuses impossible values (one-line error naming the flag and the accepted range).
-    pub fn validate(&self) -> crate::lab::Result<()> {
+    pub fn validate(&self) -> crate::Result<()> {
         let cfg = self;
         check::int_range("--batch", cfg.batch as u64, 1, 4096)?;
         check::int_range("--workers", cfg.workers as u64, 1, 64)?;
@@ -549,7 +549,7 @@ fn run<L: Layout>(
             None,
             LoadReport {
                 path: format!("null:{len}"),
-                linktype: crate::io::pcap_write::LINKTYPE_ETHERNET,
+                linktype: pktlab::io::pcap_write::LINKTYPE_ETHERNET,
                 ..LoadReport::default()
             },
         ),
@@ -568,7 +568,7 @@ fn run<L: Layout>(
             None,
             LoadReport {
                 path: format!("afpacket:{i}"),
-                linktype: crate::io::pcap_write::LINKTYPE_ETHERNET,
+                linktype: pktlab::io::pcap_write::LINKTYPE_ETHERNET,
                 ..LoadReport::default()
             },
         ),
@@ -915,7 +915,7 @@ fn run<L: Layout>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lab::Silent;
+    use crate::Silent;
 
     fn small() -> ForwardConfig {
         ForwardConfig {

@@ -5,11 +5,11 @@
 //! ([`ccn_pcap`]).
 
 use super::{check, median, Error, Progress, Result};
-use crate::ccn::tlv;
-use crate::io::pcap_write::{build_frame, tcp_flags, Ips, PcapWriter, L4};
-use crate::net::{Address, Prefix};
-use crate::traffic::{FlowStream, Merge, NameStream, SplitMix64, ZipfTable};
-use crate::util::splitmix64;
+use pktlab::ccn::tlv;
+use pktlab::io::pcap_write::{build_frame, tcp_flags, Ips, PcapWriter, L4};
+use pktlab::net::{Address, Prefix};
+use pktlab::traffic::{FlowStream, Merge, NameStream, SplitMix64, ZipfTable};
+use pktlab::util::splitmix64;
 use serde::{Deserialize, Serialize};
 use std::hint::black_box;
 use std::io::BufWriter;
@@ -50,7 +50,7 @@ impl ZipfSpec {
     pub fn validate(&self) -> Result<()> {
         check::positive("--alpha", self.alpha)?;
         check::int_range("--names", self.names, 1, 1 << 32)?;
-        check::int_range("--entries", self.entries, 1, 1 << 26)
+        check::int_range("--entries", self.entries, 1, 1 << 26).map_err(Error::from)
     }
 
     /// Builds the table.
@@ -98,7 +98,7 @@ impl ZipfConfig {
         check::int_range("--samples", self.samples, 1, 1 << 40)?;
         check::int_range("--runs", self.runs as u64, 1, 10_000)?;
         check::int_range("--baseline-samples", self.baseline_samples, 0, 1 << 40)?;
-        check::int_range("--count", self.count, 1, 1 << 40)
+        check::int_range("--count", self.count, 1, 1 << 40).map_err(Error::from)
     }
 }
 
@@ -640,7 +640,7 @@ impl CcnPcapConfig {
     pub fn validate(&self) -> Result<()> {
         self.table.validate()?;
         check::int_range("--payload", self.payload as u64, 0, 65_000)?;
-        check::int_range("--count", self.count, 1, 1 << 40)
+        check::int_range("--count", self.count, 1, 1 << 40).map_err(Error::from)
     }
 }
 
@@ -685,7 +685,7 @@ pub fn ccn_pcap(a: &CcnPcapConfig, p: &dyn Progress) -> Result<CcnPcapResult> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lab::Silent;
+    use crate::Silent;
 
     fn spec() -> ZipfSpec {
         ZipfSpec {

@@ -3,9 +3,9 @@
 //! LRU, and the forwarder's request rate with the CS off and with growing CS sizes ([`sim`]).
 
 use super::{check, Error, Progress, Result};
-use crate::ccn::cs::{AnyCs, Policy};
-use crate::ccn::sim::{che_lru, hit_ratio, ideal, CcnLoop};
-use crate::traffic::ZipfTable;
+use pktlab::ccn::cs::{AnyCs, Policy};
+use pktlab::ccn::sim::{che_lru, hit_ratio, ideal, CcnLoop};
+use pktlab::traffic::ZipfTable;
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
@@ -110,7 +110,7 @@ impl CcnSimConfig {
         check::int_range("--warmup", self.warmup, 0, 1 << 40)?;
         check::int_range("--fwd-requests", self.fwd_requests, 0, 1 << 40)?;
         check::int_range("--table-entries", self.table_entries, 1, 1 << 26)?;
-        check::int_range("--payload", self.payload as u64, 0, 65_000)
+        check::int_range("--payload", self.payload as u64, 0, 65_000).map_err(Error::from)
     }
 }
 
@@ -214,7 +214,7 @@ pub fn sim(a: &CcnSimConfig, p: &dyn Progress) -> Result<CcnSimResult> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lab::Silent;
+    use crate::Silent;
 
     #[test]
     fn lru_hit_ratio_is_close_to_che_and_below_ideal() {

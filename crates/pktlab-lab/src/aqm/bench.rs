@@ -1,0 +1,183 @@
+//! Per-packet cost of each discipline ([`bench`]).
+
+use super::*;
+use super::{check, median, Error, Progress, Result};
+use pktlab::aqm::{AqmParamSet, AqmSpec};
+use serde::{Deserialize, Serialize};
+use std::time::Instant;
+
+/// Configuration of [`bench`].
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AqmBenchConfig {
+    /// Disciplines to measure.
+    pub aqm: Vec<String>,
+    /// Numbers of active flows (arrivals pick a flow uniformly at random).
+    pub flows: Vec<u32>,
+    /// Buffer, packets.
+    pub buffer: usize,
+    /// Arrivals per measurement.
+    pub packets: usize,
+    /// Repetitions (the median is reported).
+    pub reps: usize,
+    /// Seed.
+    pub seed: u64,
+    /// SRED/ZL-RED parameters.
+    pub zombie: ZombieParams,
+}
+
+impl AqmBenchConfig {
+    /// Refuses impossible values (one-line error naming the flag and the accepted range).
+    pub fn validate(&self) -> Result<()> {
+        check::require(!self.flows.is_empty(), "--flows", || {
+            "needs at least one value".into()
+        })?;
+        for &f in &self.flows {
+            check::int_range("--flows", f as u64, 1, 1 << 26)?;
+        }
+        check::int_range("--buffer", self.buffer as u64, 2, 1 << 24)?;
+        check::int_range("--packets", self.packets as u64, 1, 1 << 32)?;
+        check::int_range("--reps", self.reps as u64, 1, 10_000)?;
+        self.zombie.validate()
+    }
+}
+
+impl Default for AqmBenchConfig {
+    fn default() -> Self {
+        AqmBenchConfig {
+            aqm: [
+                "droptail", "red", "sred", "zlred", "choke", "drr", "fq_codel",
+            ]
+            .map(String::from)
+            .to_vec(),
+            flows: vec![1000, 100_000],
+            buffer: 5000,
+            packets: 4_000_000,
+            reps: 3,
+            seed: 1,
+            zombie: ZombieParams::default(),
+        }
+    }
+}
+
+/// One discipline at one number of flows.
+#[derive(Clone, Debug, Serialize)]
+pub struct AqmBenchRow {
+    /// Discipline.
+    pub aqm: &'static str,
+    /// Active flows.
+    pub flows: u32,
+    /// Median ns per arrival.
+    pub ns_per_packet: f64,
+    /// Every repetition, sorted.
+    pub ns_all_reps: Vec<f64>,
+    /// Dropped / arrivals in the last repetition.
+    pub drop_fraction: f64,
+}
+
+/// Result of [`bench`].
+#[derive(Clone, Debug, Serialize)]
+pub struct AqmBenchResult {
+    /// What was measured.
+    pub bench: &'static str,
+    /// Buffer, packets.
+    pub buffer: usize,
+    /// Arrivals per measurement.
+    pub packets: usize,
+    /// Repetitions.
+    pub reps: usize,
+    /// Seed.
+    pub seed: u64,
+    /// Flows-major, then disciplines.
+    pub rows: Vec<AqmBenchRow>,
+}
+
+/// Per-packet cost of each discipline under 25 % overload: every arrival is one `enqueue`,
+/// and four of every five arrivals are followed by one `dequeue`, so each discipline settles
+/// in its own dropping regime; reported as ns per arrival (enqueue + its share of dequeues).
+pub fn bench(a: &AqmBenchConfig, p: &dyn Progress) -> Result<AqmBenchResult> {
+    use pktlab::aqm::{Aqm, Discipline, Drops};
+    use pktlab::netsim::{Packet, PktKind};
+    use pktlab::util::SplitMix64;
+    a.validate()?;
+    let mut ps = AqmParamSet::default();
+    a.zombie.apply(&mut ps)?;
+    let mut rows = Vec::new();
+    p.start("aqm bench", Some((a.flows.len() * a.aqm.len()) as u64));
+    for &nf in &a.flows {
+        let mut rng = SplitMix64::new(a.seed ^ nf as u64);
+        // Sparse 32-bit flow ids, chosen uniformly among `nf`.
+        let ids: Vec<u32> = (0..nf)
+            .map(|i| pktlab::util::splitmix64(i as u64 ^ a.seed) as u32)
+            .collect();
+        let pkts: Vec<Packet> = (0..a.packets)
+            .map(|i| Packet {
+                flow: ids[(rng.next_u64() % nf as u64) as usize],
+                seq: i as u32,
+                size: 1040,
+                kind: PktKind::Data,
+                ecn: 0,
+                enq_at: 0,
+            })
+            .collect();
+        for name in &a.aqm {
+            let spec =
+                AqmSpec::parse_with(name, &ps).map_err(|e| Error::param(format!("--aqm: {e}")))?;
+            let mut times = Vec::new();
+            let mut drops_total = 0u64;
+            for rep in 0..a.reps {
+                let mut q: Discipline<Packet> = spec
+                    .build(a.buffer, 185_000, a.seed + rep as u64)
+                    .map_err(Error::Param)?;
+                let mut d: Drops<Packet> = Drops::default();
+                let t0 = Instant::now();
+                // One match per measurement, a monomorphised loop inside (as the data
+                // plane's output queue runs it): the per-packet cost is the discipline's.
+                pktlab::with_discipline!(&mut q, x => bench_loop(x, &pkts, &mut d));
+                times.push(t0.elapsed().as_secs_f64() * 1e9 / a.packets as f64);
+                let s = q.stats();
+                drops_total = s.early_drops + s.forced_drops;
+            }
+            let med = median(&mut times);
+            p.note(&format!(
+                "aqm bench {} flows={nf}: {med:.1} ns/packet",
+                spec.name()
+            ));
+            rows.push(AqmBenchRow {
+                aqm: spec.name(),
+                flows: nf,
+                ns_per_packet: med,
+                ns_all_reps: times,
+                drop_fraction: drops_total as f64 / a.packets as f64,
+            });
+            p.set(rows.len() as u64);
+        }
+    }
+    p.finish();
+    Ok(AqmBenchResult {
+        bench: "aqm enqueue+dequeue",
+        buffer: a.buffer,
+        packets: a.packets,
+        reps: a.reps,
+        seed: a.seed,
+        rows,
+    })
+}
+
+/// The arrival pattern of [`bench`]: packet `i` arrives at `i` × 185 µs; after each arrival
+/// but every fifth, one packet departs (a 25 % overload, so the queue fills and stays full). Not inlined, so that profilers see it as one function.
+#[inline(never)]
+fn bench_loop<Q: pktlab::aqm::Aqm<pktlab::netsim::Packet>>(
+    q: &mut Q,
+    pkts: &[pktlab::netsim::Packet],
+    d: &mut pktlab::aqm::Drops<pktlab::netsim::Packet>,
+) {
+    for (i, pk) in pkts.iter().enumerate() {
+        let now = i as u64 * 185_000;
+        q.enqueue(*pk, now, d);
+        if i % 5 != 4 && q.len_pkts() > 0 {
+            std::hint::black_box(q.dequeue(now, d));
+        }
+        d.clear();
+    }
+}

@@ -1,0 +1,191 @@
+//! The one study runner. A sweep (a figure of paper 002, a TCP mix) is planned as
+//! [`Job`]s — one dumbbell run per (point, seed) — behind the [`Study`] trait; [`run_local`]
+//! runs every job on a local thread pool, and a distributed runner (the Python package's Ray
+//! backend) plans the same study on every worker, runs job `k` there with [`Study::run`] and
+//! hands the runs back to [`Study::collect`], which gives exactly the local result (but for
+//! the wall times).
+
+use super::{Error, Progress, Result, RunConfigInfo};
+use pktlab::netsim::scenarios::dumbbell::{run, DumbbellConfig, DumbbellResult};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+/// A sweep's result: its setting, the points aggregated over seeds (`R`) and every run (`U`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Sweep<R, U> {
+    /// The figure or mix.
+    pub study: String,
+    /// The paper (or "beyond paper 002").
+    pub paper: &'static str,
+    /// Simulated seconds per run.
+    pub duration_s: f64,
+    /// Warm-up seconds.
+    pub warmup_s: f64,
+    /// Seeds per point.
+    pub seeds: u64,
+    /// First seed.
+    pub first_seed: u64,
+    /// Worker threads used.
+    pub threads: usize,
+    /// Runs in total.
+    pub runs_total: usize,
+    /// Wall-clock seconds of the whole study.
+    pub wall_s: f64,
+    /// The configuration of the first run.
+    pub config_example: Option<RunConfigInfo>,
+    /// Points aggregated over seeds.
+    pub rows: Vec<R>,
+    /// Every run.
+    pub runs: Vec<U>,
+}
+
+/// One simulation run of a sweep: the index of its point, its seed and the simulator's
+/// configuration.
+#[derive(Clone, Debug)]
+pub struct Job {
+    /// Index of its point (row of the result).
+    pub point: usize,
+    /// Its seed.
+    pub seed: u64,
+    /// The dumbbell to simulate.
+    pub config: DumbbellConfig,
+}
+
+/// A sweep planned as jobs (points in sweep order, seeds inner): what a run reports and how
+/// runs aggregate into rows is the study's; running them is [`run_local`]'s or a
+/// distributed runner's.
+pub trait Study: Sync {
+    /// A point aggregated over its seeds.
+    type Row;
+    /// What one run reports.
+    type Run: Send;
+    /// The study's name (figure or mix).
+    fn name(&self) -> &str;
+    /// Number of points (rows of the result).
+    fn points(&self) -> usize;
+    /// Seeds per point.
+    fn seeds(&self) -> u64;
+    /// Simulated seconds per run.
+    fn duration(&self) -> f64;
+    /// Every job, in order.
+    fn jobs(&self) -> &[Job];
+    /// What job `job` reports, from its simulation result and wall-clock seconds.
+    fn summarize(&self, job: &Job, r: &DumbbellResult, wall_s: f64) -> Self::Run;
+    /// Aggregates the runs of every job, in job order, into the study's result; `threads`
+    /// and `wall_s` describe how they were run.
+    fn collect(
+        &self,
+        runs: Vec<Self::Run>,
+        threads: usize,
+        wall_s: f64,
+    ) -> Result<Sweep<Self::Row, Self::Run>>;
+
+    /// Number of jobs (simulation runs).
+    fn len(&self) -> usize {
+        self.jobs().len()
+    }
+
+    /// True if the study has no run.
+    fn is_empty(&self) -> bool {
+        self.jobs().is_empty()
+    }
+
+    /// Runs job `k` (0-based, `k < len()`).
+    fn run(&self, k: usize) -> Result<Self::Run> {
+        let job = self.jobs().get(k).ok_or_else(|| {
+            Error::param(format!(
+                "study job {k} out of range (the study has {} runs)",
+                self.len()
+            ))
+        })?;
+        let t = Instant::now();
+        let r = run(&job.config).map_err(Error::Param)?;
+        Ok(self.summarize(job, &r, t.elapsed().as_secs_f64()))
+    }
+}
+
+/// Checks that `runs` answer `jobs` one for one (the same point and seed, in order).
+pub(super) fn check_runs(
+    name: &str,
+    jobs: &[Job],
+    runs: impl ExactSizeIterator<Item = (usize, u64)>,
+) -> Result<()> {
+    let n = runs.len();
+    let mut ok = n == jobs.len();
+    if ok {
+        ok = runs.zip(jobs).all(|(r, j)| r == (j.point, j.seed));
+    }
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::param(format!(
+            "study {name}: the {n} runs given do not match the plan's {} jobs",
+            jobs.len()
+        )))
+    }
+}
+
+/// The configuration of a study's first run, as echoed in its result.
+pub(super) fn config_example(jobs: &[Job]) -> Option<RunConfigInfo> {
+    jobs.first().map(|j| RunConfigInfo::of(&j.config))
+}
+
+/// Runs every job of `study` on a rayon pool of `threads` (None: all cores), reporting
+/// progress, and collects the result.
+pub fn run_local<S: Study>(
+    study: &S,
+    threads: Option<usize>,
+    p: &dyn Progress,
+) -> Result<Sweep<S::Row, S::Run>> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.unwrap_or(0))
+        .build()
+        .map_err(|e| Error::param(format!("--threads: {e}")))?;
+    let name = study.name();
+    p.note(&format!(
+        "aqm study {name}: {} points × {} seeds = {} runs of {} s on {} threads…",
+        study.points(),
+        study.seeds(),
+        study.len(),
+        study.duration(),
+        pool.current_num_threads()
+    ));
+    let done = AtomicUsize::new(0);
+    let t0 = Instant::now();
+    p.start(&format!("{name} runs"), Some(study.len() as u64));
+    let runs = pool.install(|| {
+        (0..study.len())
+            .into_par_iter()
+            .map(|k| {
+                let r = study.run(k)?;
+                let k = done.fetch_add(1, Ordering::Relaxed) + 1;
+                p.set(k as u64);
+                Ok(r)
+            })
+            .collect::<Result<Vec<_>>>()
+    })?;
+    p.finish();
+    study.collect(runs, pool.current_num_threads(), t0.elapsed().as_secs_f64())
+}
+
+/// Writes `DIR/NAME.json` (`r` as one JSON line) and `DIR/NAME.csv`; returns their paths.
+pub(super) fn write_json_csv<T: Serialize>(
+    r: &T,
+    name: &str,
+    csv: &str,
+    dir: &Path,
+) -> Result<(PathBuf, PathBuf)> {
+    let d = dir.display().to_string();
+    std::fs::create_dir_all(dir).map_err(|e| Error::output(&d, "cannot create", e))?;
+    let jp = dir.join(format!("{name}.json"));
+    let cp = dir.join(format!("{name}.csv"));
+    let json = serde_json::to_value(r)
+        .map_err(|e| Error::output(jp.display(), "cannot serialise", std::io::Error::other(e)))?;
+    std::fs::write(&jp, format!("{json}\n"))
+        .map_err(|e| Error::output(jp.display(), "write failed", e))?;
+    std::fs::write(&cp, csv).map_err(|e| Error::output(cp.display(), "write failed", e))?;
+    Ok((jp, cp))
+}

@@ -1,0 +1,239 @@
+use super::*;
+use crate::Silent;
+
+#[test]
+fn sim_accepts_cubic_or_bbr_only_and_refuses_no_sender() {
+    let cfg = AqmSimConfig {
+        reno: 0,
+        vegas: 0,
+        cubic: 2,
+        bbr: 1,
+        sack: true,
+        duration: 2.0,
+        warmup: 0.5,
+        buffer: 100,
+        ..AqmSimConfig::default()
+    };
+    let r = sim(&cfg, &Silent).unwrap();
+    assert_eq!(r.runs[0].flows.len(), 3);
+    let none = AqmSimConfig {
+        cubic: 0,
+        bbr: 0,
+        ..cfg
+    };
+    let e = sim(&none, &Silent).unwrap_err().to_string();
+    assert!(e.contains("senders in all"), "{e}");
+}
+
+#[test]
+fn sim_runs_every_discipline_and_vegas_gets_a_share() {
+    let cfg = AqmSimConfig {
+        aqm: ["droptail", "red", "zlred"].map(String::from).to_vec(),
+        reno: 3,
+        vegas: 3,
+        duration: 3.0,
+        warmup: 1.0,
+        buffer: 200,
+        ..AqmSimConfig::default()
+    };
+    let r = sim(&cfg, &Silent).unwrap();
+    assert_eq!(r.runs.len(), 3);
+    for run in &r.runs {
+        assert_eq!(run.flows.len(), 6);
+        let s = &run.summary;
+        assert!(s.utilization > 0.1 && s.utilization <= 1.0 + 1e-9);
+        assert!((0.0..=1.0).contains(&s.vegas_share));
+    }
+    assert!(matches!(r.runs[2].config.aqm, AqmInfo::ZlRed { .. }));
+    assert!(r.runs[2].summary.flow_estimate.is_some());
+}
+
+#[test]
+fn study_aggregates_seeds_and_writes_csv() {
+    let cfg = StudyConfig {
+        fig: "fig7".into(),
+        conns: Some(vec![4]),
+        a: Some(vec![1.0, 4.0]),
+        seeds: 2,
+        duration: 3.0,
+        warmup: 1.0,
+        threads: Some(2),
+        ..StudyConfig::default()
+    };
+    let r = study(&cfg, &Silent).unwrap();
+    assert_eq!((r.rows.len(), r.runs.len()), (3, 6));
+    for row in &r.rows {
+        assert_eq!(row.seeds, 2);
+        let j = row.jain;
+        assert!(j.min <= j.mean && j.mean <= j.max);
+    }
+    assert_eq!(r.rows[0].a, None);
+    assert_eq!(r.rows[2].a, Some(4.0));
+    let csv = r.csv();
+    assert_eq!(csv.lines().count(), 4);
+    assert!(csv
+        .lines()
+        .nth(1)
+        .unwrap()
+        .starts_with("fig7,sred,5000,1000,,4,2,2,"));
+    assert!(study(
+        &StudyConfig {
+            fig: "fig9".into(),
+            ..cfg
+        },
+        &Silent
+    )
+    .is_err());
+}
+
+/// FNV-1a over the bits of every metric (and drop counts) of every run, in run order.
+fn digest(r: &StudyResult) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    let mut eat = |x: u64| {
+        for b in x.to_le_bytes() {
+            h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    for run in &r.runs {
+        for k in METRICS {
+            eat(run.run.metric(k).to_bits());
+        }
+        eat(run.run.early_drops);
+        eat(run.run.forced_drops);
+    }
+    h
+}
+
+/// Paper 002's presets (SACK and ECN off) give bit-identical results to the code before
+/// SACK, CUBIC, BBR, ECN and the SRED/ZL-RED fast path: the digests were computed from
+/// the JSON of `pktlab aqm study` built from commit 262c56f (tools/preset_digest.py).
+#[test]
+fn paper_presets_are_bit_identical() {
+    let v = |x: &[&str]| Some(x.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    let base = StudyConfig {
+        seeds: 1,
+        duration: 20.0,
+        warmup: 5.0,
+        threads: Some(2),
+        buffers: Some(vec![1000]),
+        ..StudyConfig::default()
+    };
+    let cases = [
+        (
+            StudyConfig {
+                fig: "fig2".into(),
+                conns: Some(vec![40]),
+                ..base.clone()
+            },
+            PRESET_DIGESTS[0],
+        ),
+        (
+            StudyConfig {
+                fig: "fig5".into(),
+                conns: Some(vec![20]),
+                aqm: v(&[
+                    "sred", "zlred", "red", "droptail", "choke", "drr", "fq_codel",
+                ]),
+                ..base.clone()
+            },
+            PRESET_DIGESTS[1],
+        ),
+        (
+            StudyConfig {
+                fig: "fig6".into(),
+                conns: Some(vec![20]),
+                ms: Some(vec![10, 10000]),
+                ..base.clone()
+            },
+            PRESET_DIGESTS[2],
+        ),
+        (
+            StudyConfig {
+                fig: "fig7".into(),
+                conns: Some(vec![20]),
+                a: Some(vec![1.0, 8.0]),
+                ..base.clone()
+            },
+            PRESET_DIGESTS[3],
+        ),
+        (
+            StudyConfig {
+                fig: "fig8".into(),
+                conns: Some(vec![10]),
+                a: Some(vec![4.0]),
+                delays: Some(vec![5.0, 160.0]),
+                ..base.clone()
+            },
+            PRESET_DIGESTS[4],
+        ),
+    ];
+    for (cfg, want) in cases {
+        let r = study(&cfg, &Silent).unwrap();
+        assert_eq!(digest(&r), want, "{} changed", cfg.fig);
+    }
+}
+
+/// Digests of the five cases of `paper_presets_are_bit_identical`.
+const PRESET_DIGESTS: [u64; 5] = [
+    0x05d1_81ab_ba18_44c3,
+    0xb8c0_b512_ed5f_7398,
+    0xc09c_8ce2_847b_3482,
+    0x1090_3b2d_a958_12d2,
+    0x525a_dd51_4639_82d3,
+];
+
+#[test]
+fn mix_study_rows_and_csv() {
+    let cfg = MixStudyConfig {
+        mix: "cubic-vs-bbr".into(),
+        aqm: v2(&["zlred", "fq_codel"]),
+        conns: vec![4],
+        seeds: 1,
+        duration: 6.0,
+        warmup: 2.0,
+        threads: Some(2),
+        ..MixStudyConfig::default()
+    };
+    let r = mix_study(&cfg, &Silent).unwrap();
+    assert_eq!((r.rows.len(), r.runs.len()), (4, 4));
+    for row in &r.rows {
+        assert_eq!((row.a, row.b), ("cubic", "bbr"));
+        assert!((0.0..=1.0).contains(&row.b_share.mean));
+        assert!(row.a_mbps.mean > 0.0 && row.b_mbps.mean > 0.0);
+        if !row.ecn {
+            assert_eq!(row.ecn_marks.mean, 0.0);
+        }
+    }
+    let cfg_example = r.config_example.as_ref().unwrap();
+    assert_eq!((cfg_example.cubic, cfg_example.bbr), (2, 2));
+    assert!(cfg_example.tcp.sack);
+    assert_eq!(r.csv().lines().count(), 5);
+    assert!(mix_study(
+        &MixStudyConfig {
+            mix: "reno-vs-quic".into(),
+            ..cfg
+        },
+        &Silent
+    )
+    .is_err());
+}
+
+fn v2(x: &[&str]) -> Vec<String> {
+    x.iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn bench_reports_every_discipline() {
+    let cfg = AqmBenchConfig {
+        flows: vec![10],
+        packets: 5000,
+        reps: 1,
+        ..AqmBenchConfig::default()
+    };
+    let r = bench(&cfg, &Silent).unwrap();
+    assert_eq!(r.rows.len(), 7);
+    // Droptail drops nothing below its buffer at 25 % overload over 5000 arrivals with a
+    // 5000-packet buffer; RED drops early.
+    assert_eq!(r.rows[0].drop_fraction, 0.0);
+    assert!(r.rows[1].drop_fraction > 0.0);
+}

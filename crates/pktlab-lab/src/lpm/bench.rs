@@ -1,0 +1,541 @@
+//! The lookup-rate benchmark ([`bench`]), its per-depth costs and updates under a reader.
+
+use super::*;
+use super::{check, median, Error, Progress, Result};
+use pktlab::io::routes::Update;
+use pktlab::lpm::shared::concurrent;
+use pktlab::lpm::{by_depth, Algo, Lpm, Radix, Visit};
+use pktlab::net::{Address, NextHop, Prefix};
+use pktlab::traffic::lpm::{random_addr, stream, LookupGen};
+use pktlab::util::Xor128;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Configuration of [`bench`].
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BenchConfig {
+    /// Table and algorithms.
+    pub table: TableSpec,
+    /// Traffic: `random`, `prefixes`, `sequential`, `repeat`, `zipf:ALPHA` or `trace:PATH`.
+    pub traffic: String,
+    /// Lookups per run (all threads together).
+    pub lookups: u64,
+    /// Lookup threads.
+    pub threads: usize,
+    /// Runs per algorithm (the median is reported).
+    pub runs: usize,
+    /// Pre-generate this many addresses and cycle through them in place (0 = generate on the
+    /// fly); keep it cache-sized (e.g. 64K) or the run also measures memory streaming.
+    pub pregen: u64,
+    /// Addresses per `lookup_batch` call; 1 = the scalar `lookup`, one call per address.
+    pub batch: usize,
+    /// Update stream applied while a reader thread keeps looking up.
+    pub updates: Option<PathBuf>,
+    /// With `updates`: publish to readers after this many updates.
+    pub publish_every: usize,
+    /// Also time single lookups and group their cost by matched prefix length
+    /// ([`pktlab::lpm::by_depth`], paper 004's box plot).
+    pub by_depth: bool,
+    /// With `by_depth`: lookups timed (the first N addresses of the traffic, thread 0).
+    pub depth_samples: u64,
+}
+
+impl BenchConfig {
+    /// Refuses impossible values (one-line error naming the flag and the accepted range),
+    /// before any table is loaded.
+    pub fn validate(&self) -> Result<()> {
+        self.table.validate()?;
+        check::int_range("--lookups", self.lookups, 1, 1 << 48)?;
+        check::int_range("--threads", self.threads as u64, 1, 1024)?;
+        check::int_range("--runs", self.runs as u64, 1, 10_000)?;
+        check::int_range("--pregen", self.pregen, 0, 1 << 32)?;
+        check::int_range("--batch", self.batch as u64, 1, 1 << 16)?;
+        check::int_range("--publish-every", self.publish_every as u64, 1, 1 << 32)?;
+        if self.by_depth {
+            check::int_range("--depth-samples", self.depth_samples, 1, 1 << 32)?;
+        }
+        if let Some(a) = self.traffic.strip_prefix("zipf:") {
+            let alpha: f64 = a.parse().map_err(|_| {
+                Error::param(format!(
+                    "--traffic: expected zipf:ALPHA, e.g. zipf:0.8 (got {:?})",
+                    self.traffic
+                ))
+            })?;
+            check::positive("--traffic zipf:ALPHA", alpha)?;
+        }
+        Ok(())
+    }
+}
+
+impl Default for BenchConfig {
+    fn default() -> Self {
+        BenchConfig {
+            table: TableSpec::default(),
+            traffic: "random".into(),
+            lookups: 1 << 26,
+            threads: 1,
+            runs: 3,
+            pregen: 0,
+            batch: 256,
+            updates: None,
+            publish_every: 64,
+            by_depth: false,
+            depth_samples: 1 << 20,
+        }
+    }
+}
+
+/// Updates applied through the concurrent wrapper while a reader looks up.
+#[derive(Clone, Debug, Serialize)]
+pub struct UpdateBench {
+    /// Update events applied.
+    pub events: usize,
+    /// Seconds to apply (and publish) them all.
+    pub apply_s: f64,
+    /// Events per second.
+    pub events_per_s: f64,
+    /// Updates per publication.
+    pub publish_every: usize,
+    /// Lookups the reader did meanwhile.
+    pub reader_lookups: u64,
+    /// The reader's lookup rate meanwhile, millions per second.
+    pub reader_mlps: f64,
+}
+
+/// One algorithm's benchmark result.
+#[derive(Clone, Debug, Serialize)]
+pub struct AlgoBench {
+    /// Algorithm name.
+    pub algo: String,
+    /// Median lookup rate, millions of lookups per second (all threads).
+    pub mlps: f64,
+    /// Nanoseconds per lookup per thread.
+    pub ns_per_lookup: f64,
+    /// Bytes of the lookup structure.
+    pub memory_bytes: usize,
+    /// Internal nodes.
+    pub internal_nodes: usize,
+    /// Leaves.
+    pub leaves: usize,
+    /// Build time, seconds.
+    pub build_s: f64,
+    /// Routes per second of the build.
+    pub build_routes_per_s: f64,
+    /// Rate of every run.
+    pub runs_mlps: Vec<f64>,
+    /// Build time on a CPU (the thread's run time, see [`oncpu_ns`]), seconds.
+    pub build_oncpu_s: f64,
+    /// Median over runs of the sum over threads of lookups per on-CPU second.
+    pub mlps_oncpu: f64,
+    /// On-CPU rate (all threads) of every run.
+    pub runs_oncpu_mlps: Vec<f64>,
+    /// Wall-clock rate of each thread, per run.
+    pub runs_per_thread_mlps: Vec<Vec<f64>>,
+    /// On-CPU rate of each thread, per run.
+    pub runs_per_thread_oncpu_mlps: Vec<Vec<f64>>,
+    /// Wrapping sum of the next-hop ids looked up in the last run (0 for no route).
+    pub checksum: u64,
+    /// The update benchmark, when an update stream was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub updates: Option<UpdateBench>,
+    /// Single-lookup cost by matched prefix length, with `by_depth`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub by_depth: Option<DepthReport>,
+}
+
+/// Cost percentiles of the lookups that matched routes of one prefix length.
+#[derive(Clone, Debug, Serialize)]
+pub struct DepthRow {
+    /// Prefix length of the matched route (`None`: no route).
+    pub depth: Option<u8>,
+    /// Lookups with that depth.
+    pub count: u64,
+    /// 5th percentile, TSC ticks.
+    pub p5: u64,
+    /// 25th percentile.
+    pub p25: u64,
+    /// Median.
+    pub p50: u64,
+    /// 75th percentile.
+    pub p75: u64,
+    /// 95th percentile.
+    pub p95: u64,
+}
+
+/// The `by_depth` part of an [`AlgoBench`] (see [`pktlab::lpm::by_depth`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct DepthReport {
+    /// Always `tsc_ticks`.
+    pub unit: String,
+    /// Median cost of an empty timing window, subtracted from every sample.
+    pub timer_overhead: u64,
+    /// Lookups timed.
+    pub lookups: u64,
+    /// Share of the timed lookups whose route is longer than /24.
+    pub share_deeper_than_24: f64,
+    /// Wrapping sum of the next hops returned.
+    pub checksum: u64,
+    /// One row per depth that occurred.
+    pub depths: Vec<DepthRow>,
+}
+
+/// Time the calling thread has spent on a CPU, in ns (Linux `/proc/thread-self/schedstat`,
+/// first field). On a shared, overloaded machine lookups per on-CPU second is the rate the
+/// thread achieved while it actually ran; wall-clock Mlps also count time spent descheduled.
+pub fn oncpu_ns() -> Option<u64> {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+fn oncpu_since(c0: Option<u64>) -> f64 {
+    oncpu_ns()
+        .zip(c0)
+        .map_or(f64::NAN, |(b, a)| b.saturating_sub(a) as f64 * 1e-9)
+}
+
+/// `by_depth`: builds `algo` as its concrete type and times the first `depth_samples`
+/// addresses of the traffic one by one.
+fn depth_costs<A: Address>(
+    algo: Algo,
+    routes: &[(Prefix<A>, NextHop)],
+    traffic: &Traffic<A>,
+    cfg: &BenchConfig,
+) -> Result<DepthReport> {
+    struct Run<'a, A: Address> {
+        routes: &'a [(Prefix<A>, NextHop)],
+        oracle: &'a Radix<A>,
+        addrs: &'a [A],
+    }
+    impl<A: Address> Visit<A> for Run<'_, A> {
+        type Out = Option<by_depth::ByDepth>;
+        fn visit<T: Lpm<A> + Clone + 'static>(self, mut t: T) -> Self::Out {
+            t.build(self.routes);
+            by_depth::by_depth(&t, self.oracle, self.addrs)
+        }
+    }
+    let mut oracle = Radix::<A>::new();
+    oracle.build(routes);
+    let mut rng = Xor128::new(stream(cfg.table.seed, 0));
+    let mut st = LookupGen::new(traffic, &mut rng);
+    let mut addrs = vec![A::ZERO; cfg.depth_samples.max(1) as usize];
+    st.fill(traffic, &mut rng, &mut addrs);
+    let r = algo
+        .visit(Run {
+            routes,
+            oracle: &oracle,
+            addrs: &addrs,
+        })
+        .ok_or_else(|| Error::param("--by-depth needs an x86-64 time-stamp counter"))?;
+    let deeper: u64 = r
+        .per_depth
+        .iter()
+        .filter(|d| d.depth.is_some_and(|x| x > 24))
+        .map(|d| d.count)
+        .sum();
+    Ok(DepthReport {
+        unit: "tsc_ticks".into(),
+        timer_overhead: r.timer_overhead,
+        lookups: r.lookups,
+        share_deeper_than_24: deeper as f64 / r.lookups.max(1) as f64,
+        checksum: r.checksum,
+        depths: r
+            .per_depth
+            .iter()
+            .map(|d| DepthRow {
+                depth: d.depth,
+                count: d.count,
+                p5: d.p5,
+                p25: d.p25,
+                p50: d.p50,
+                p75: d.p75,
+                p95: d.p95,
+            })
+            .collect(),
+    })
+}
+
+/// Result of [`bench`].
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchResult {
+    /// The table.
+    pub table: TableInfo,
+    /// The traffic pattern.
+    pub traffic: String,
+    /// Pre-generated addresses (0 = on the fly).
+    pub pregen: u64,
+    /// Lookups per run.
+    pub lookups: u64,
+    /// Lookup threads.
+    pub threads: usize,
+    /// Addresses per batch.
+    pub batch: usize,
+    /// Runs per algorithm.
+    pub runs: usize,
+    /// One entry per algorithm, in the order asked.
+    pub results: Vec<AlgoBench>,
+}
+
+/// Runs `n` lookups of `traffic` through `t` in batches; returns a checksum of the results
+/// (the wrapping sum of the next-hop ids, 0 for no route).
+fn lookups<A: Address>(
+    t: &dyn Lpm<A>,
+    traffic: &Traffic<A>,
+    n: u64,
+    batch: usize,
+    seed: u64,
+) -> u64 {
+    let mut rng = Xor128::new(seed);
+    // `batch == 1` times the scalar `lookup`, one call per address; addresses are still
+    // generated 256 at a time so that generation costs the same in both modes.
+    let scalar = batch == 1;
+    let batch = if scalar { 256 } else { batch };
+    let mut addrs = vec![A::ZERO; batch];
+    let mut out = vec![None; batch];
+    let mut sum = 0u64;
+    let mut done = 0u64;
+    let mut st = LookupGen::new(traffic, &mut rng);
+    // Pre-generated addresses (`pregen`, `trace:`) are looked up in place, cycling through
+    // the buffer, so that only lookups are timed (no copy).
+    let stored = match traffic {
+        Traffic::Trace(v) => Some(v.as_slice()),
+        _ => None,
+    };
+    while done < n {
+        let mut k = batch.min((n - done) as usize);
+        let a = match stored {
+            Some(v) => {
+                k = k.min(v.len() - st.pos);
+                let a = &v[st.pos..st.pos + k];
+                st.pos = if st.pos + k == v.len() { 0 } else { st.pos + k };
+                a
+            }
+            None => {
+                st.fill(traffic, &mut rng, &mut addrs[..k]);
+                &addrs[..k]
+            }
+        };
+        if scalar {
+            for (a, o) in a.iter().zip(&mut out[..k]) {
+                *o = t.lookup(*a);
+            }
+        } else {
+            t.lookup_batch(a, &mut out[..k]);
+        }
+        for o in &out[..k] {
+            sum = sum.wrapping_add(NextHop::raw(*o) as u64);
+        }
+        done += k as u64;
+    }
+    sum
+}
+
+/// Lookup-rate benchmark (paper 004 §5): builds every algorithm of `cfg.table`, times
+/// `cfg.runs` runs of `cfg.lookups` lookups of `cfg.traffic` on `cfg.threads` threads
+/// (median reported), with memory, node counts and build time; with `cfg.updates`, also the
+/// update rate through the concurrent wrapper while one reader keeps looking up.
+pub fn bench(cfg: &BenchConfig, p: &dyn Progress) -> Result<BenchResult> {
+    cfg.validate()?;
+    match family(&cfg.table)? {
+        "v4" => bench_family::<u32>(cfg, p),
+        _ => bench_family::<u128>(cfg, p),
+    }
+}
+
+fn bench_family<A: Address>(cfg: &BenchConfig, p: &dyn Progress) -> Result<BenchResult> {
+    let algos = algos(&cfg.table)?;
+    let table = load::<A>(&cfg.table, p)?;
+    let mut traffic = parse_traffic::<A>(&cfg.traffic, &table.routes, p)?;
+    if cfg.pregen > 0 {
+        let mut buf = Vec::with_capacity(cfg.pregen as usize);
+        let mut rng = Xor128::new(stream(cfg.table.seed, 0));
+        let mut st = LookupGen::new(&traffic, &mut rng);
+        let mut chunk = [A::ZERO; 4096];
+        while (buf.len() as u64) < cfg.pregen {
+            let k = chunk.len().min(cfg.pregen as usize - buf.len());
+            st.fill(&traffic, &mut rng, &mut chunk[..k]);
+            buf.extend_from_slice(&chunk[..k]);
+        }
+        traffic = Traffic::Trace(Arc::new(buf));
+    }
+    let updates = match &cfg.updates {
+        Some(path) => Some(load_updates::<A>(path, &cfg.table, p)?),
+        None => None,
+    };
+    let mut results = Vec::new();
+    for algo in algos {
+        let c0 = oncpu_ns();
+        let (t, build_s) = build(algo, &table.routes);
+        let build_oncpu_s = oncpu_since(c0);
+        let stats = t.stats();
+        let mut mlps = Vec::new();
+        let (mut thread_mlps, mut oncpu_mlps, mut thread_oncpu) =
+            (Vec::new(), Vec::new(), Vec::new());
+        let mut checksum = 0;
+        p.start(&format!("{algo} lookups"), Some(cfg.runs as u64));
+        for run in 0..cfg.runs {
+            let per = cfg.lookups / cfg.threads as u64;
+            let start = Instant::now();
+            // Each thread times its own share: (checksum, wall seconds, on-CPU seconds).
+            let per_thread: Vec<(u64, f64, f64)> = std::thread::scope(|s| {
+                let hs: Vec<_> = (0..cfg.threads)
+                    .map(|i| {
+                        let t = &*t;
+                        let tr = traffic.clone();
+                        let seed = stream(cfg.table.seed, i);
+                        let batch = cfg.batch;
+                        s.spawn(move || {
+                            let (st, c0) = (Instant::now(), oncpu_ns());
+                            let sum = lookups(t, &tr, per, batch, seed);
+                            (sum, st.elapsed().as_secs_f64(), oncpu_since(c0))
+                        })
+                    })
+                    .collect();
+                hs.into_iter()
+                    .map(|h| h.join().unwrap_or((0, f64::INFINITY, f64::NAN)))
+                    .collect()
+            });
+            let secs = start.elapsed().as_secs_f64();
+            mlps.push((per * cfg.threads as u64) as f64 / secs / 1e6);
+            checksum = per_thread.iter().fold(0u64, |a, b| a.wrapping_add(b.0));
+            thread_mlps.push(
+                per_thread
+                    .iter()
+                    .map(|&(_, s, _)| per as f64 / s / 1e6)
+                    .collect::<Vec<f64>>(),
+            );
+            let oncpu: Vec<f64> = per_thread
+                .iter()
+                .map(|&(_, _, c)| per as f64 / c / 1e6)
+                .collect();
+            oncpu_mlps.push(oncpu.iter().sum::<f64>());
+            thread_oncpu.push(oncpu);
+            p.note(&format!("{algo} run {}: {:.2} Mlps", run + 1, mlps[run]));
+            p.set(run as u64 + 1);
+        }
+        p.finish();
+        let runs_mlps = mlps.clone();
+        let m = median(&mut mlps);
+        let mut r = AlgoBench {
+            algo: algo.to_string(),
+            mlps: m,
+            ns_per_lookup: 1e3 / m * cfg.threads as f64,
+            memory_bytes: t.memory_bytes(),
+            internal_nodes: stats.internal_nodes,
+            leaves: stats.leaves,
+            build_s,
+            build_routes_per_s: table.routes.len() as f64 / build_s,
+            runs_mlps,
+            build_oncpu_s,
+            mlps_oncpu: median(&mut oncpu_mlps.clone()),
+            runs_oncpu_mlps: oncpu_mlps,
+            runs_per_thread_mlps: thread_mlps,
+            runs_per_thread_oncpu_mlps: thread_oncpu,
+            checksum,
+            updates: None,
+            by_depth: None,
+        };
+        drop(t);
+        if let Some((ups, _)) = &updates {
+            r.updates = Some(bench_updates::<A>(algo, &table.routes, ups, cfg, p));
+        }
+        if cfg.by_depth {
+            p.note(&format!(
+                "{algo}: timing {} single lookups by depth",
+                cfg.depth_samples
+            ));
+            r.by_depth = Some(depth_costs::<A>(algo, &table.routes, &traffic, cfg)?);
+        }
+        results.push(r);
+    }
+    Ok(BenchResult {
+        table: table.info,
+        traffic: cfg.traffic.clone(),
+        pregen: cfg.pregen,
+        lookups: cfg.lookups,
+        threads: cfg.threads,
+        batch: cfg.batch,
+        runs: cfg.runs,
+        results,
+    })
+}
+
+/// Applies `ups` through the concurrent wrapper while one reader thread looks up random
+/// addresses; reports the update rate and the reader's lookup rate meanwhile.
+fn bench_updates<A: Address>(
+    algo: Algo,
+    routes: &[(Prefix<A>, NextHop)],
+    ups: &[Update<A>],
+    cfg: &BenchConfig,
+    p: &dyn Progress,
+) -> UpdateBench {
+    fn go<A: Address, T: Lpm<A> + Clone + 'static>(
+        t: T,
+        ups: &[Update<A>],
+        cfg: &BenchConfig,
+    ) -> UpdateBench {
+        let (mut w, r) = concurrent::<A, T>(t);
+        let stop = Arc::new(AtomicBool::new(false));
+        let (stop2, batch, seed) = (stop.clone(), cfg.batch, cfg.table.seed);
+        let reader = std::thread::spawn(move || {
+            let mut rng = Xor128::new(stream(seed, 1));
+            let mut addrs = vec![A::ZERO; batch];
+            let mut out = vec![None; batch];
+            let mut n = 0u64;
+            let start = Instant::now();
+            while !stop2.load(Ordering::Relaxed) {
+                addrs.iter_mut().for_each(|a| *a = random_addr(&mut rng));
+                if !r.lookup_batch(&addrs, &mut out) {
+                    break;
+                }
+                n += batch as u64;
+            }
+            (n, start.elapsed().as_secs_f64())
+        });
+        let start = Instant::now();
+        let every = cfg.publish_every.max(1);
+        for (i, u) in ups.iter().enumerate() {
+            w.apply(to_op(u));
+            if (i + 1) % every == 0 {
+                w.publish();
+            }
+        }
+        w.publish();
+        let secs = start.elapsed().as_secs_f64();
+        stop.store(true, Ordering::Relaxed);
+        let (n, rs) = reader.join().unwrap_or((0, 1.0));
+        UpdateBench {
+            events: ups.len(),
+            apply_s: secs,
+            events_per_s: ups.len() as f64 / secs,
+            publish_every: every,
+            reader_lookups: n,
+            reader_mlps: n as f64 / rs / 1e6,
+        }
+    }
+    p.note(&format!(
+        "{algo}: applying {} updates with a concurrent reader",
+        ups.len()
+    ));
+    /// Builds the concrete table and runs `go` on it.
+    struct Build<'a, A: Address> {
+        routes: &'a [(Prefix<A>, NextHop)],
+        ups: &'a [Update<A>],
+        cfg: &'a BenchConfig,
+    }
+    impl<A: Address> Visit<A> for Build<'_, A> {
+        type Out = UpdateBench;
+        fn visit<T: Lpm<A> + Clone + 'static>(self, mut t: T) -> UpdateBench {
+            t.build(self.routes);
+            go(t, self.ups, self.cfg)
+        }
+    }
+    algo.visit(Build { routes, ups, cfg })
+}
