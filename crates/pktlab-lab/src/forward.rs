@@ -726,6 +726,7 @@ fn run<L: Layout>(
             fcache,
             queue,
             progress: Arc::new(AtomicU64::new(0)),
+            router: None,
         };
         let layout = L::new(shared.clone(), cfg.batch);
         workers.push(Worker::new(parts, layout, rx, tx, cfg.queue));

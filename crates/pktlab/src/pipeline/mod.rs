@@ -10,6 +10,7 @@ pub mod fib;
 pub mod nhcache;
 pub mod parse;
 pub mod queue;
+pub mod router;
 pub mod worker;
 
 /// Which stages run.
@@ -68,6 +69,9 @@ pub struct Counters {
     pub no_route: u64,
     /// Dropped by the AQM.
     pub aqm: u64,
+    /// Dropped by the router: the next hop's neighbour is not resolved yet (a probe was
+    /// asked for; see [`fib`]).
+    pub neigh_unresolved: u64,
     /// Flow-cache hits (validated).
     pub cache_hits: u64,
     /// Flow-cache misses.
@@ -86,6 +90,7 @@ impl Counters {
         self.ttl += o.ttl;
         self.no_route += o.no_route;
         self.aqm += o.aqm;
+        self.neigh_unresolved += o.neigh_unresolved;
         self.cache_hits += o.cache_hits;
         self.cache_misses += o.cache_misses;
     }

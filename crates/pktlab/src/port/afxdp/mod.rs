@@ -30,14 +30,14 @@
 //!
 //! Errors are one line naming the port (`afxdp:IFACE`) and, for permissions, what is needed.
 
-use crate::mbuf::{Buf, Layout, Pool, PoolCache, RxMeta, DATA_ROOM};
+use crate::mbuf::{Buf, Layout, RxMeta, DATA_ROOM};
 mod prog;
 mod ring;
 
 pub use prog::{iface_mac, local_addresses};
 use ring::{getopt, mmap, os, setopt, Map, Ring};
 
-use crate::port::{free_all, RxPort, TxPort};
+use crate::port::{Bufs, RxPort, TxPort};
 use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -363,6 +363,7 @@ pub fn open(
             half: rx,
             port,
             stop,
+            idle_ms: IDLE_POLL_MS,
             counters: counters.clone(),
             rx: 0,
             oversize: 0,
@@ -392,6 +393,7 @@ pub struct AfXdpRx {
     half: RxHalf,
     port: u16,
     stop: Arc<AtomicBool>,
+    idle_ms: i32,
     counters: Arc<XdpCounters>,
     rx: u64,
     oversize: u64,
@@ -415,12 +417,11 @@ fn frame_hash(d: &[u8]) -> u32 {
 impl RxPort for AfXdpRx {
     fn rx_burst<L: Layout>(
         &mut self,
-        pool: &Pool,
-        cache: &mut PoolCache,
-        layout: &mut L,
+        ctx: &mut Bufs<'_, L>,
         out: &mut Vec<Buf>,
         max: usize,
     ) -> usize {
+        let (pool, cache, layout) = ctx.parts();
         let h = &mut self.half;
         let mut n = h.rx.ready(max as u32);
         if n == 0 {
@@ -492,6 +493,22 @@ impl RxPort for AfXdpRx {
 }
 
 impl AfXdpRx {
+    /// How long an empty `rx_burst` waits for frames (default 20 ms; 0: never waits — a
+    /// worker serving several ports waits on all of them together).
+    pub fn set_idle_poll_ms(&mut self, ms: i32) {
+        self.idle_ms = ms.max(0);
+    }
+
+    /// The socket (to wait on it with others).
+    pub fn fd(&self) -> std::os::fd::RawFd {
+        self.xsk.fd.as_raw_fd()
+    }
+
+    /// Frames waiting in the rx ring.
+    pub fn pending(&self) -> bool {
+        self.half.rx.ready(1) > 0
+    }
+
     /// The port's counters with the kernel's and the program's.
     pub fn stats(&self) -> XdpStats {
         stats(&self.xsk, &self.counters)
@@ -617,18 +634,16 @@ impl AfXdpTx {
 impl TxPort for AfXdpTx {
     fn tx_burst<L: Layout>(
         &mut self,
-        pool: &Pool,
-        cache: &mut PoolCache,
-        layout: &mut L,
+        ctx: &mut Bufs<'_, L>,
         bufs: &mut Vec<Buf>,
         lens: &[u16],
         _ts: &[u64],
     ) {
         for (b, &len) in bufs.iter().zip(lens) {
-            self.push(&pool.data(b)[..len as usize]);
+            self.push(&ctx.pool.data(b)[..len as usize]);
         }
         self.flush();
-        free_all(pool, cache, layout, bufs);
+        ctx.free_all(bufs);
     }
 
     fn packets(&self) -> u64 {
@@ -776,9 +791,10 @@ mod tests {
             let t = std::time::Instant::now();
             while dsts.len() < 5 && t.elapsed().as_secs() < 5 {
                 assert!(layout.begin(64));
-                let n = rx.rx_burst(&pool, &mut cache, &mut layout, &mut got, 64);
+                let mut ctx = Bufs::new(&pool, &mut cache, &mut layout);
+                let n = rx.rx_burst(&mut ctx, &mut got, 64);
                 for (i, b) in got.iter().enumerate().take(n) {
-                    let len = layout.data_len(&pool, b, i) as usize;
+                    let len = ctx.layout.data_len(&pool, b, i) as usize;
                     let d = &pool.data(b)[..len];
                     dsts.push((
                         u16::from_be_bytes([d[12], d[13]]),
@@ -786,8 +802,10 @@ mod tests {
                     ));
                 }
                 // Send them back out of xb.
-                let lens: Vec<u16> = (0..n).map(|i| layout.data_len(&pool, &got[i], i)).collect();
-                tx.tx_burst(&pool, &mut cache, &mut layout, &mut got, &lens, &vec![0; n]);
+                let lens: Vec<u16> = (0..n)
+                    .map(|i| ctx.layout.data_len(&pool, &got[i], i))
+                    .collect();
+                tx.tx_burst(&mut ctx, &mut got, &lens, &vec![0; n]);
                 layout.end();
             }
             assert_eq!(
