@@ -46,6 +46,7 @@ pub use pktlab::params as check;
 pub mod forward;
 pub mod live;
 pub mod lpm;
+pub mod router;
 pub mod traffic;
 
 mod error;

@@ -11,7 +11,7 @@
 use super::fib::PortIface;
 use crate::afxdp::{AfXdpRx, AfXdpSpec, AfXdpTx, XdpStats};
 use crate::mbuf::{Buf, Layout};
-use crate::port::afpacket::{PortStats, IDLE_POLL_MS};
+use crate::port::afpacket::{PortCounters, PortStats, IDLE_POLL_MS};
 use crate::port::{AfPacketRx, AfPacketTx, Bufs, RxPort, TxPort};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -193,9 +193,17 @@ impl RouterRx {
         unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
     }
 
-    /// The receive sides' counters, in port order (afpacket: rx socket only).
-    pub fn ports(&self) -> &[LiveRx] {
-        &self.ports
+    /// Each port's receive-socket counters (afpacket; `None` for afxdp, whose one socket
+    /// reports through [`RouterTx::stats`]) and XDP mode (afxdp: where the program runs and
+    /// whether the socket is zero-copy), in port order — take them before the run.
+    pub fn probes(&self) -> Vec<(Option<Arc<PortCounters>>, Option<(&'static str, bool)>)> {
+        self.ports
+            .iter()
+            .map(|p| match p {
+                LiveRx::AfPacket(r) => (Some(r.counters()), None),
+                LiveRx::AfXdp(r) => (None, Some(r.mode())),
+            })
+            .collect()
     }
 }
 
@@ -246,19 +254,16 @@ impl RouterTx {
         self.no_port
     }
 
-    /// Per-port counters, in port order (with the receive side's for afxdp: one socket).
-    pub fn stats(&self, rx: &RouterRx) -> Vec<LiveStats> {
+    /// Per-port counters, in port order; `rx`: the afpacket receive counters
+    /// ([`RouterRx::probes`]).
+    pub fn stats(&self, rx: &[Option<Arc<PortCounters>>]) -> Vec<LiveStats> {
         self.ports
             .iter()
-            .zip(&rx.ports)
-            .map(|(t, r)| match (t, r) {
-                (LiveTx::AfXdp(t), _) => LiveStats::AfXdp(t.stats()),
-                (LiveTx::AfPacket(t), LiveRx::AfPacket(r)) => LiveStats::AfPacket {
-                    rx: r.counters().snapshot(),
-                    tx: t.counters().snapshot(),
-                },
-                (LiveTx::AfPacket(t), LiveRx::AfXdp(_)) => LiveStats::AfPacket {
-                    rx: PortStats::default(),
+            .zip(rx)
+            .map(|(t, r)| match t {
+                LiveTx::AfXdp(t) => LiveStats::AfXdp(t.stats()),
+                LiveTx::AfPacket(t) => LiveStats::AfPacket {
+                    rx: r.as_ref().map(|c| c.snapshot()).unwrap_or_default(),
                     tx: t.counters().snapshot(),
                 },
             })
