@@ -80,11 +80,13 @@ mod imp {
     }
 
     /// Loads the program, fills its maps (this socket on `queue`, the host's addresses) and
-    /// attaches it to `ifindex`: driver mode, else generic. Returns where it runs.
+    /// attaches it to `ifindex`: driver mode if `drv` (and the driver can), else generic.
+    /// Returns where it runs.
     pub fn attach(
         port: &str,
         ifindex: u32,
         queue: u32,
+        drv: bool,
         sock: &OwnedFd,
     ) -> Result<(Loaded, Counts, &'static str), AfXdpError> {
         let mut bpf =
@@ -128,9 +130,14 @@ mod imp {
             .map_err(|e| err(port, "program type", e))?;
         p.load()
             .map_err(|e| err(port, "the kernel refused the XDP program", e))?;
-        let where_ = match p.attach_to_if_index(ifindex, XdpFlags::DRV_MODE) {
-            Ok(_) => "drv",
-            Err(_) => {
+        let native = if drv {
+            p.attach_to_if_index(ifindex, XdpFlags::DRV_MODE).ok()
+        } else {
+            None
+        };
+        let where_ = match native {
+            Some(_) => "drv",
+            None => {
                 p.attach_to_if_index(ifindex, XdpFlags::SKB_MODE)
                     .map_err(|e| err(port, "cannot attach XDP (driver and generic mode)", e))?;
                 "skb"
@@ -170,6 +177,7 @@ mod imp {
         port: &str,
         _: u32,
         _: u32,
+        _: bool,
         _: &OwnedFd,
     ) -> Result<(Loaded, Counts, &'static str), AfXdpError> {
         Err(AfXdpError::Unavailable(
