@@ -13,6 +13,8 @@
 //! The updater also sends the neighbour probes the workers ask for ([`super::Probes`]): an
 //! empty UDP datagram to port 9 (discard) of the unresolved neighbour, which makes the kernel
 //! resolve it (ARP / ND) as for any locally sent packet, at most once per 100 ms per address.
+//! The gateway of a route that arrives while the router runs is probed at once, so a route
+//! change does not wait for its first packet to start the resolution.
 //! The resolved entry then arrives as `RTM_NEWNEIGH`.
 //!
 //! Taken: unicast routes of the main table (254) whose output interface is a router port
@@ -459,6 +461,7 @@ fn follow(
     let mut buf = Vec::with_capacity(1 << 16);
     let mut prober = Prober::new();
     let mut arrivals: Vec<Instant> = Vec::new();
+    let mut gateways: Vec<IpAddr> = Vec::new();
     while !stop.load(Ordering::Relaxed) {
         let mut p = libc::pollfd {
             fd: sock.as_raw_fd(),
@@ -474,6 +477,14 @@ fn follow(
                     let t = Instant::now();
                     each_message(&buf, |m| {
                         if let Some(e) = event_of(m) {
+                            if let Event::Route {
+                                add: true,
+                                hop: Hop { gw: Some(g), .. },
+                                ..
+                            } = e
+                            {
+                                gateways.push(g);
+                            }
                             apply_event(&mut w.state, e);
                             arrivals.push(t);
                         }
@@ -504,6 +515,12 @@ fn follow(
             c.lag_sum_us.fetch_add(sum, Ordering::Relaxed);
             c.lag_max_us.fetch_max(max, Ordering::Relaxed);
             c.updates_applied.fetch_add(k, Ordering::Relaxed);
+        }
+        // A new route's gateway is probed at once, before its first packet asks.
+        for g in gateways.drain(..) {
+            if !w.state.gateway_resolved(g) {
+                prober.probe(g, &c);
+            }
         }
         prober.serve(&preq, &w.state, &c);
     }

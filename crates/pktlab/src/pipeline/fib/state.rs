@@ -157,6 +157,11 @@ impl FibState {
         &self.hops
     }
 
+    /// True if some port has a usable neighbour entry for gateway `gw`.
+    pub fn gateway_resolved(&self, gw: IpAddr) -> bool {
+        self.neigh.keys().any(|(_, ip)| *ip == gw)
+    }
+
     /// Neighbour entries held (usable ones).
     pub fn neighbours(&self) -> usize {
         self.neigh.len()
