@@ -31,9 +31,6 @@
 //! The library has no CLI or terminal dependencies; the `pktlab` binary lives in `pktlab-cli`.
 #![warn(missing_docs)]
 
-// Declared here until port/mod.rs can take it (`port::afxdp` after the crate split).
-#[path = "port/afxdp/mod.rs"]
-pub mod afxdp;
 pub mod aqm;
 pub mod ccn;
 pub mod flowcache;

@@ -323,7 +323,7 @@ pub struct StudyRun {
 pub struct StudyPlan {
     cfg: StudyConfig,
     points: Vec<Point>,
-    jobs: Vec<Job>,
+    jobs: Jobs,
 }
 
 impl StudyPlan {
@@ -349,8 +349,14 @@ impl StudyPlan {
         }
         Ok(StudyPlan {
             cfg: cfg.clone(),
+            jobs: Jobs {
+                name: cfg.fig.clone(),
+                points: points.len(),
+                seeds: cfg.seeds,
+                duration: cfg.duration,
+                list: jobs,
+            },
             points,
-            jobs,
         })
     }
 }
@@ -359,23 +365,7 @@ impl Study for StudyPlan {
     type Row = StudyRow;
     type Run = StudyRun;
 
-    fn name(&self) -> &str {
-        &self.cfg.fig
-    }
-
-    fn points(&self) -> usize {
-        self.points.len()
-    }
-
-    fn seeds(&self) -> u64 {
-        self.cfg.seeds
-    }
-
-    fn duration(&self) -> f64 {
-        self.cfg.duration
-    }
-
-    fn jobs(&self) -> &[Job] {
+    fn jobs(&self) -> &Jobs {
         &self.jobs
     }
 
@@ -389,11 +379,7 @@ impl Study for StudyPlan {
     }
 
     fn collect(&self, runs: Vec<StudyRun>, threads: usize, wall_s: f64) -> Result<StudyResult> {
-        check_runs(
-            &self.cfg.fig,
-            &self.jobs,
-            runs.iter().map(|r| (r.point, r.seed)),
-        )?;
+        check_runs(&self.jobs, runs.iter().map(|r| (r.point, r.seed)))?;
         let cfg = &self.cfg;
         let mut rows = Vec::new();
         for (i, pt) in self.points.iter().enumerate() {

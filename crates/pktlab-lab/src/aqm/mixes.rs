@@ -139,7 +139,7 @@ pub struct MixPlan {
     cfg: MixStudyConfig,
     kinds: (FlowKind, FlowKind),
     points: Vec<(AqmSpec, bool, u32)>,
-    jobs: Vec<Job>,
+    jobs: Jobs,
 }
 
 impl MixPlan {
@@ -197,8 +197,14 @@ impl MixPlan {
         Ok(MixPlan {
             cfg: cfg.clone(),
             kinds: (ka, kb),
+            jobs: Jobs {
+                name: cfg.mix.clone(),
+                points: points.len(),
+                seeds: cfg.seeds,
+                duration: cfg.duration,
+                list: jobs,
+            },
             points,
-            jobs,
         })
     }
 }
@@ -207,23 +213,7 @@ impl Study for MixPlan {
     type Row = MixRow;
     type Run = MixRun;
 
-    fn name(&self) -> &str {
-        &self.cfg.mix
-    }
-
-    fn points(&self) -> usize {
-        self.points.len()
-    }
-
-    fn seeds(&self) -> u64 {
-        self.cfg.seeds
-    }
-
-    fn duration(&self) -> f64 {
-        self.cfg.duration
-    }
-
-    fn jobs(&self) -> &[Job] {
+    fn jobs(&self) -> &Jobs {
         &self.jobs
     }
 
@@ -249,11 +239,7 @@ impl Study for MixPlan {
     }
 
     fn collect(&self, runs: Vec<MixRun>, threads: usize, wall_s: f64) -> Result<MixStudyResult> {
-        check_runs(
-            &self.cfg.mix,
-            &self.jobs,
-            runs.iter().map(|r| (r.point, r.seed)),
-        )?;
+        check_runs(&self.jobs, runs.iter().map(|r| (r.point, r.seed)))?;
         let cfg = &self.cfg;
         let (ka, kb) = self.kinds;
         let rows = self

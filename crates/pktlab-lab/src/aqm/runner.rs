@@ -54,24 +54,30 @@ pub struct Job {
     pub config: DumbbellConfig,
 }
 
-/// A sweep planned as jobs (points in sweep order, seeds inner): what a run reports and how
-/// runs aggregate into rows is the study's; running them is [`run_local`]'s or a
-/// distributed runner's.
+/// A study's jobs with what the runner reports about them.
+#[derive(Clone, Debug)]
+pub struct Jobs {
+    /// The study's name (figure or mix).
+    pub name: String,
+    /// Number of points (rows of the result).
+    pub points: usize,
+    /// Seeds per point.
+    pub seeds: u64,
+    /// Simulated seconds per run.
+    pub duration: f64,
+    /// Every job, points in sweep order, seeds inner.
+    pub list: Vec<Job>,
+}
+
+/// A sweep planned as jobs: what a run reports and how runs aggregate into rows is the
+/// study's; running them is [`run_local`]'s or a distributed runner's.
 pub trait Study: Sync {
     /// A point aggregated over its seeds.
     type Row;
     /// What one run reports.
     type Run: Send;
-    /// The study's name (figure or mix).
-    fn name(&self) -> &str;
-    /// Number of points (rows of the result).
-    fn points(&self) -> usize;
-    /// Seeds per point.
-    fn seeds(&self) -> u64;
-    /// Simulated seconds per run.
-    fn duration(&self) -> f64;
-    /// Every job, in order.
-    fn jobs(&self) -> &[Job];
+    /// The planned jobs.
+    fn jobs(&self) -> &Jobs;
     /// What job `job` reports, from its simulation result and wall-clock seconds.
     fn summarize(&self, job: &Job, r: &DumbbellResult, wall_s: f64) -> Self::Run;
     /// Aggregates the runs of every job, in job order, into the study's result; `threads`
@@ -85,17 +91,22 @@ pub trait Study: Sync {
 
     /// Number of jobs (simulation runs).
     fn len(&self) -> usize {
-        self.jobs().len()
+        self.jobs().list.len()
     }
 
     /// True if the study has no run.
     fn is_empty(&self) -> bool {
-        self.jobs().is_empty()
+        self.jobs().list.is_empty()
+    }
+
+    /// Number of points (rows of the result).
+    fn points(&self) -> usize {
+        self.jobs().points
     }
 
     /// Runs job `k` (0-based, `k < len()`).
     fn run(&self, k: usize) -> Result<Self::Run> {
-        let job = self.jobs().get(k).ok_or_else(|| {
+        let job = self.jobs().list.get(k).ok_or_else(|| {
             Error::param(format!(
                 "study job {k} out of range (the study has {} runs)",
                 self.len()
@@ -109,10 +120,10 @@ pub trait Study: Sync {
 
 /// Checks that `runs` answer `jobs` one for one (the same point and seed, in order).
 pub(super) fn check_runs(
-    name: &str,
-    jobs: &[Job],
+    jobs: &Jobs,
     runs: impl ExactSizeIterator<Item = (usize, u64)>,
 ) -> Result<()> {
+    let (name, jobs) = (&jobs.name, &jobs.list);
     let n = runs.len();
     let mut ok = n == jobs.len();
     if ok {
@@ -129,8 +140,8 @@ pub(super) fn check_runs(
 }
 
 /// The configuration of a study's first run, as echoed in its result.
-pub(super) fn config_example(jobs: &[Job]) -> Option<RunConfigInfo> {
-    jobs.first().map(|j| RunConfigInfo::of(&j.config))
+pub(super) fn config_example(jobs: &Jobs) -> Option<RunConfigInfo> {
+    jobs.list.first().map(|j| RunConfigInfo::of(&j.config))
 }
 
 /// Runs every job of `study` on a rayon pool of `threads` (None: all cores), reporting
@@ -144,13 +155,14 @@ pub fn run_local<S: Study>(
         .num_threads(threads.unwrap_or(0))
         .build()
         .map_err(|e| Error::param(format!("--threads: {e}")))?;
-    let name = study.name();
+    let j = study.jobs();
+    let name = &j.name;
     p.note(&format!(
         "aqm study {name}: {} points × {} seeds = {} runs of {} s on {} threads…",
-        study.points(),
-        study.seeds(),
-        study.len(),
-        study.duration(),
+        j.points,
+        j.seeds,
+        j.list.len(),
+        j.duration,
         pool.current_num_threads()
     ));
     let done = AtomicUsize::new(0);

@@ -49,6 +49,23 @@ impl FlowKey {
         }
     }
 
+    /// The (source, destination) pair folded into 64 bits, as the data plane's parser
+    /// computes it (`pipeline::parse::Hdr::src_dst`; paper 002's flow id for SRED/ZL-RED):
+    /// IPv4 exactly `src << 32 | dst`; IPv6 each address folded to 64 bits (high XOR low), the
+    /// source's halves swapped, XORed.
+    pub fn src_dst(&self) -> u64 {
+        if self.v6 {
+            let fold = |a: &[u8; 16]| {
+                let a = u128::from_be_bytes(*a);
+                (a >> 64) as u64 ^ a as u64
+            };
+            fold(&self.src).rotate_left(32) ^ fold(&self.dst)
+        } else {
+            let w = |a: &[u8; 16]| u32::from_be_bytes([a[0], a[1], a[2], a[3]]) as u64;
+            w(&self.src) << 32 | w(&self.dst)
+        }
+    }
+
     /// The fixed-size serialisation used by the compact trace format:
     /// `v6, proto, sport (BE), dport (BE), src[16], dst[16]`.
     pub fn to_bytes(&self) -> [u8; FLOW_KEY_BYTES] {

@@ -299,6 +299,17 @@ mod tests {
         }
     }
 
+    proptest! {
+        #[test]
+        fn flow_key_src_dst_is_the_parsers_pair(a in any::<u128>(), b in any::<u128>(), v6 in any::<bool>()) {
+            let ips = if v6 { Ips::V6(a, b) } else { Ips::V4(a as u32, b as u32) };
+            let f = frame(ips, 64);
+            let h = parse(LinkKind::Ethernet, &f).unwrap();
+            let k = flow_key(Linktype::ETHERNET, &f).unwrap();
+            prop_assert_eq!(k.src_dst(), h.src_dst);
+        }
+    }
+
     #[test]
     fn verdicts() {
         let v4 = frame(Ips::V4(0x0a000001, 0xc0a80101), 64);

@@ -9,7 +9,7 @@
 //! interface index for the kernel's routes and a MAC for the rewritten frames.
 
 use super::fib::PortIface;
-use crate::afxdp::{AfXdpRx, AfXdpSpec, AfXdpTx, XdpStats};
+use crate::port::afxdp::{AfXdpRx, AfXdpSpec, AfXdpTx, XdpStats};
 use crate::mbuf::{Buf, Layout};
 use crate::port::afpacket::{PortCounters, PortStats, IDLE_POLL_MS};
 use crate::port::{AfPacketRx, AfPacketTx, Bufs, RxPort, TxPort};
@@ -54,7 +54,7 @@ impl std::str::FromStr for RouterPortSpec {
             return s
                 .parse()
                 .map(RouterPortSpec::AfXdp)
-                .map_err(|e: crate::afxdp::AfXdpError| RouterPortError::Open(e.to_string()));
+                .map_err(|e: crate::port::afxdp::AfXdpError| RouterPortError::Open(e.to_string()));
         }
         Err(RouterPortError::Kind(s.into()))
     }
@@ -127,7 +127,7 @@ pub fn open_ports(
                 (LiveRx::AfPacket(rx), LiveTx::AfPacket(tx))
             }
             RouterPortSpec::AfXdp(x) => {
-                let (mut rx, tx) = crate::afxdp::open(x, i as u16, stop.clone())
+                let (mut rx, tx) = crate::port::afxdp::open(x, i as u16, stop.clone())
                     .map_err(|e| RouterPortError::Open(e.to_string()))?;
                 rx.set_idle_poll_ms(0);
                 (LiveRx::AfXdp(rx), LiveTx::AfXdp(tx))
@@ -137,7 +137,7 @@ pub fn open_ports(
         let c = std::ffi::CString::new(name).map_err(|_| RouterPortError::Kind(s.to_string()))?;
         // SAFETY: a valid NUL-terminated name.
         let ifindex = unsafe { libc::if_nametoindex(c.as_ptr()) };
-        let mac = crate::afxdp::iface_mac(name).unwrap_or([0; 6]);
+        let mac = crate::port::afxdp::iface_mac(name).unwrap_or([0; 6]);
         if let Some(o) = ifs.iter().find(|p| p.mac == mac) {
             return Err(RouterPortError::SameMac(o.name.clone(), name.into()));
         }

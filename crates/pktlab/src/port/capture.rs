@@ -2,9 +2,9 @@
 //! timed loop) and written afterwards as one pcap in the input's link type with nanosecond
 //! timestamps, the workers' outputs merged in time order.
 
-use super::{free_all, Bufs, TxPort};
+use super::{free_all, Bufs, Burst, TxPort};
 use crate::io::pcap_write::{PcapWriter, TsResolution};
-use crate::mbuf::{Buf, Layout};
+use crate::mbuf::Layout;
 use std::io::Write;
 
 /// Frames sent by one worker.
@@ -48,14 +48,8 @@ impl CaptureTx {
 
 impl TxPort for CaptureTx {
     #[inline]
-    fn tx_burst<L: Layout>(
-        &mut self,
-        ctx: &mut Bufs<'_, L>,
-        bufs: &mut Vec<Buf>,
-        lens: &[u16],
-        ts: &[u64],
-    ) {
-        let (pool, cache, layout) = ctx.parts();
+    fn tx_burst<L: Layout>(&mut self, c: &mut Bufs<L>, bufs: &mut Burst, lens: &[u16], ts: &[u64]) {
+        let (pool, cache, layout) = c.parts();
         for ((b, &len), &t) in bufs.iter().zip(lens).zip(ts) {
             let off = self.data.len();
             self.data.extend_from_slice(&pool.data(b)[..len as usize]);

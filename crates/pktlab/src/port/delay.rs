@@ -18,10 +18,13 @@
 //! per packet.
 
 use super::afpacket::AfPacketTx;
-use super::{free_all, Bufs, TxPort};
+use super::rss::flow_hash;
+use super::{free_all, Bufs, Burst, TxPort};
 use crate::aqm::{Aqm, Discipline, Drops, Nanos};
+use crate::io::packets::flow_key;
 use crate::mbuf::{Buf, Layout, Pool, PoolCache};
 use crate::pipeline::queue::{Link, QPkt};
+use pcap_parser::Linktype;
 use serde::Serialize;
 use std::collections::VecDeque;
 use std::time::Instant;
@@ -258,27 +261,14 @@ impl Shaper {
     }
 }
 
-/// A flow id and (source, destination) pair from an Ethernet/IPv4 or IPv6 frame (for the
-/// per-flow AQMs); other frames are one flow.
+/// A flow id (the RSS hash of its 5-tuple, [`flow_hash`]) and (source, destination) pair
+/// ([`FlowKey::src_dst`]) of an Ethernet frame, for the per-flow AQMs; non-IP frames are
+/// one flow.
 fn flow_of(d: &[u8]) -> (u32, u64) {
-    let h = |x: &[u8]| {
-        x.iter().fold(0xcbf2_9ce4_8422_2325u64, |a, &b| {
-            (a ^ b as u64).wrapping_mul(0x100_0000_01b3)
-        })
-    };
-    if d.len() >= 34 && d[12..14] == [0x08, 0x00] {
-        let ihl = (d[14] & 0x0f) as usize * 4;
-        let pair = u64::from_be_bytes(d[26..34].try_into().expect("8 bytes"));
-        let ports = d.get(14 + ihl..14 + ihl + 4).unwrap_or(&[]);
-        let f = h(&d[26..34]) ^ h(ports).rotate_left(17) ^ d[23] as u64;
-        return (f as u32 ^ (f >> 32) as u32, pair);
+    match flow_key(Linktype::ETHERNET, d) {
+        Some(k) => (flow_hash(&k), k.src_dst()),
+        None => (0, 0),
     }
-    if d.len() >= 58 && d[12..14] == [0x86, 0xdd] {
-        let pair = h(&d[22..54]);
-        let f = pair ^ h(&d[54..58]).rotate_left(17) ^ d[20] as u64;
-        return (f as u32 ^ (f >> 32) as u32, pair);
-    }
-    (0, 0)
 }
 
 /// An [`AfPacketTx`] behind a [`Shaper`] driven by the monotonic clock.
@@ -361,14 +351,8 @@ impl DelayTx {
 }
 
 impl TxPort for DelayTx {
-    fn tx_burst<L: Layout>(
-        &mut self,
-        ctx: &mut Bufs<'_, L>,
-        bufs: &mut Vec<Buf>,
-        lens: &[u16],
-        _ts: &[u64],
-    ) {
-        let (pool, cache, layout) = ctx.parts();
+    fn tx_burst<L: Layout>(&mut self, c: &mut Bufs<L>, bufs: &mut Burst, lens: &[u16], _t: &[u64]) {
+        let (pool, cache, layout) = c.parts();
         let now = self.now();
         for (b, &len) in bufs.drain(..).zip(lens) {
             let (flow, pair) = flow_of(&pool.data(&b)[..len as usize]);
@@ -389,14 +373,14 @@ impl TxPort for DelayTx {
     }
 
     /// Sends what is due (called by the worker when its receive port is idle).
-    fn poll<L: Layout>(&mut self, ctx: &mut Bufs<'_, L>) {
-        let (pool, cache, layout) = ctx.parts();
+    fn poll<L: Layout>(&mut self, c: &mut Bufs<L>) {
+        let (pool, cache, layout) = c.parts();
         self.flush_due(pool, cache, layout, false);
     }
 
     /// Sends everything still held at once (end of the run).
-    fn finish<L: Layout>(&mut self, ctx: &mut Bufs<'_, L>) {
-        let (pool, cache, layout) = ctx.parts();
+    fn finish<L: Layout>(&mut self, c: &mut Bufs<L>) {
+        let (pool, cache, layout) = c.parts();
         self.flush_due(pool, cache, layout, true);
     }
 }

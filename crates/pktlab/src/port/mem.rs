@@ -10,11 +10,11 @@
 //! mean inter-packet gap, so time keeps increasing.
 
 use super::rss::{flow_hash, queue_of};
-use super::{Bufs, RxPort};
+use super::{Bufs, Burst, RxPort};
 use crate::io::packets::{flow_key, PacketReader};
 use crate::io::pcap_write::{build_frame, tcp_flags, Ips, L4, LINKTYPE_ETHERNET};
 use crate::io::IoError;
-use crate::mbuf::{Buf, Layout, RxMeta, DATA_ROOM};
+use crate::mbuf::{Layout, RxMeta, DATA_ROOM};
 use crate::traffic::{SynthConfig, SynthTrace};
 use pcap_parser::Linktype;
 use std::path::Path;
@@ -213,13 +213,8 @@ impl MemRx {
 
 impl RxPort for MemRx {
     #[inline]
-    fn rx_burst<L: Layout>(
-        &mut self,
-        ctx: &mut Bufs<'_, L>,
-        out: &mut Vec<Buf>,
-        max: usize,
-    ) -> usize {
-        let (pool, cache, layout) = ctx.parts();
+    fn rx_burst<L: Layout>(&mut self, c: &mut Bufs<L>, out: &mut Burst, max: usize) -> usize {
+        let (pool, cache, layout) = c.parts();
         if self.pos == self.frames.recs.len() {
             if self.round + 1 >= self.repeat || self.frames.recs.is_empty() {
                 return 0;

@@ -12,11 +12,15 @@
 //!   pcap (the input's link type, ns timestamps) afterwards;
 //! * [`afpacket`] — `afpacket:IFACE`: live interfaces through AF_PACKET memory-mapped rings
 //!   (rx fills buffers taken from the worker's [`PoolCache`], tx hands them back to it);
+//! * [`afxdp`] — `afxdp:IFACE[,queue=N][,copy|zerocopy][,drv]`: live interfaces through an
+//!   AF_XDP socket and an XDP program that redirects only transit IP to it (the rest goes on
+//!   to the kernel);
 //! * [`delay`] — a delay line in front of an afpacket tx port (`forward --delay --rate`):
 //!   AQM queue, rate-paced link and propagation delay in real time;
 //! * [`rss`] — the Toeplitz RSS hash and redirection table that spread flows over workers.
 
 pub mod afpacket;
+pub mod afxdp;
 pub mod capture;
 pub mod delay;
 pub mod mem;
@@ -66,18 +70,16 @@ impl<'a, L: Layout> Bufs<'a, L> {
     }
 }
 
+/// A burst of buffers: what a port receives into or transmits from.
+pub type Burst = Vec<Buf>;
+
 /// A receive queue.
 pub trait RxPort: Send {
     /// Receives up to `max` packets: takes buffers from `cache`, fills their data and calls
     /// `layout.rx_init` for batch positions `out.len()..`, appends them to `out` and returns
     /// how many. 0 means the input is exhausted (or the pool is empty), or for a live port
     /// that nothing arrived for a while (see [`RxPort::exhausted`]).
-    fn rx_burst<L: Layout>(
-        &mut self,
-        ctx: &mut Bufs<'_, L>,
-        out: &mut Vec<Buf>,
-        max: usize,
-    ) -> usize;
+    fn rx_burst<L: Layout>(&mut self, c: &mut Bufs<L>, out: &mut Burst, max: usize) -> usize;
 
     /// After a burst of 0: true if no packet will ever come (replayed input at its end, a
     /// live port told to stop), false if the port was only idle.
@@ -90,23 +92,17 @@ pub trait RxPort: Send {
 pub trait TxPort: Send {
     /// Transmits every buffer of `bufs` (`lens[i]` bytes at time `ts[i]`), then returns them
     /// through `layout.release` to `cache`; `bufs` is left empty.
-    fn tx_burst<L: Layout>(
-        &mut self,
-        ctx: &mut Bufs<'_, L>,
-        bufs: &mut Vec<Buf>,
-        lens: &[u16],
-        ts: &[u64],
-    );
+    fn tx_burst<L: Layout>(&mut self, c: &mut Bufs<L>, bufs: &mut Burst, lens: &[u16], ts: &[u64]);
     /// Packets transmitted so far.
     fn packets(&self) -> u64;
 
     /// Lets a port that holds packets (a delay line) send what is due; the worker calls it
     /// when its receive side is idle. Default: nothing held, nothing to do.
     #[inline]
-    fn poll<L: Layout>(&mut self, _ctx: &mut Bufs<'_, L>) {}
+    fn poll<L: Layout>(&mut self, _c: &mut Bufs<L>) {}
 
     /// Sends whatever the port still holds (end of the run). Default: nothing held.
-    fn finish<L: Layout>(&mut self, _ctx: &mut Bufs<'_, L>) {}
+    fn finish<L: Layout>(&mut self, _c: &mut Bufs<L>) {}
 
     /// True if the port wants each packet's receive timestamp in `tx_burst`'s `ts` (a
     /// capture writes them); others get unspecified values there.
@@ -229,16 +225,11 @@ pub enum AnyRx {
 
 impl RxPort for AnyRx {
     #[inline]
-    fn rx_burst<L: Layout>(
-        &mut self,
-        ctx: &mut Bufs<'_, L>,
-        out: &mut Vec<Buf>,
-        max: usize,
-    ) -> usize {
+    fn rx_burst<L: Layout>(&mut self, c: &mut Bufs<L>, out: &mut Burst, max: usize) -> usize {
         match self {
-            AnyRx::Null(p) => p.rx_burst(ctx, out, max),
-            AnyRx::Mem(p) => p.rx_burst(ctx, out, max),
-            AnyRx::AfPacket(p) => p.rx_burst(ctx, out, max),
+            AnyRx::Null(p) => p.rx_burst(c, out, max),
+            AnyRx::Mem(p) => p.rx_burst(c, out, max),
+            AnyRx::AfPacket(p) => p.rx_burst(c, out, max),
         }
     }
 
@@ -264,18 +255,12 @@ pub enum AnyTx {
 
 impl TxPort for AnyTx {
     #[inline]
-    fn tx_burst<L: Layout>(
-        &mut self,
-        ctx: &mut Bufs<'_, L>,
-        bufs: &mut Vec<Buf>,
-        lens: &[u16],
-        ts: &[u64],
-    ) {
+    fn tx_burst<L: Layout>(&mut self, c: &mut Bufs<L>, bufs: &mut Burst, lens: &[u16], ts: &[u64]) {
         match self {
-            AnyTx::Null(p) => p.tx_burst(ctx, bufs, lens, ts),
-            AnyTx::Capture(p) => p.tx_burst(ctx, bufs, lens, ts),
-            AnyTx::AfPacket(p) => p.tx_burst(ctx, bufs, lens, ts),
-            AnyTx::Delay(p) => p.tx_burst(ctx, bufs, lens, ts),
+            AnyTx::Null(p) => p.tx_burst(c, bufs, lens, ts),
+            AnyTx::Capture(p) => p.tx_burst(c, bufs, lens, ts),
+            AnyTx::AfPacket(p) => p.tx_burst(c, bufs, lens, ts),
+            AnyTx::Delay(p) => p.tx_burst(c, bufs, lens, ts),
         }
     }
     fn packets(&self) -> u64 {
@@ -287,14 +272,14 @@ impl TxPort for AnyTx {
         }
     }
     #[inline]
-    fn poll<L: Layout>(&mut self, ctx: &mut Bufs<'_, L>) {
+    fn poll<L: Layout>(&mut self, c: &mut Bufs<L>) {
         if let AnyTx::Delay(p) = self {
-            p.poll(ctx);
+            p.poll(c);
         }
     }
-    fn finish<L: Layout>(&mut self, ctx: &mut Bufs<'_, L>) {
+    fn finish<L: Layout>(&mut self, c: &mut Bufs<L>) {
         if let AnyTx::Delay(p) = self {
-            p.finish(ctx);
+            p.finish(c);
         }
     }
     fn wants_timestamps(&self) -> bool {

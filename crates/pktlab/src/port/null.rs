@@ -2,8 +2,8 @@
 //! the pool and sets their length, port and nothing else (no packet data is written), tx
 //! frees them. The forwarding-only measurement of paper 001 and of testpmd's `io` mode.
 
-use super::{free_all, Bufs, RxPort, TxPort};
-use crate::mbuf::{Buf, Layout, RxMeta};
+use super::{free_all, Bufs, Burst, RxPort, TxPort};
+use crate::mbuf::{Layout, RxMeta};
 
 /// Receive side: `remaining` packets of `len` bytes.
 #[derive(Debug)]
@@ -28,13 +28,8 @@ impl NullRx {
 
 impl RxPort for NullRx {
     #[inline]
-    fn rx_burst<L: Layout>(
-        &mut self,
-        ctx: &mut Bufs<'_, L>,
-        out: &mut Vec<Buf>,
-        max: usize,
-    ) -> usize {
-        let (pool, cache, layout) = ctx.parts();
+    fn rx_burst<L: Layout>(&mut self, c: &mut Bufs<L>, out: &mut Burst, max: usize) -> usize {
+        let (pool, cache, layout) = c.parts();
         let n = (max as u64).min(self.remaining) as usize;
         let start = out.len();
         if n == 0 || !cache.get_bulk(pool, n, out) {
@@ -64,14 +59,8 @@ impl NullTx {
 
 impl TxPort for NullTx {
     #[inline]
-    fn tx_burst<L: Layout>(
-        &mut self,
-        ctx: &mut Bufs<'_, L>,
-        bufs: &mut Vec<Buf>,
-        lens: &[u16],
-        _ts: &[u64],
-    ) {
-        let (pool, cache, layout) = ctx.parts();
+    fn tx_burst<L: Layout>(&mut self, c: &mut Bufs<L>, bufs: &mut Burst, lens: &[u16], _t: &[u64]) {
+        let (pool, cache, layout) = c.parts();
         self.packets += bufs.len() as u64;
         self.bytes += lens.iter().map(|&l| l as u64).sum::<u64>();
         free_all(pool, cache, layout, bufs);

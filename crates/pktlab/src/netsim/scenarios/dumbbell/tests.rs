@@ -1,5 +1,8 @@
+use super::run::{AccessLink, Ev};
 use super::*;
 use crate::aqm::RedParams;
+use crate::netsim::engine::EventQueue;
+use crate::netsim::{tx_time, Packet, PktKind};
 
 fn one_flow(kind: FlowKind, rwnd: u32) -> DumbbellConfig {
     let mut c = DumbbellConfig {
