@@ -143,6 +143,11 @@ fn cpu_seconds() -> f64 {
     tv(ru.ru_utime) + tv(ru.ru_stime)
 }
 
+/// A layout instance for one worker.
+fn one_layout<L: Layout>(batch: usize) -> L {
+    L::new(Arc::new(L::shared(batch, 1)), batch)
+}
+
 /// Runs the router until stopped; `status` is called about once a second.
 pub fn router(cfg: &RouterConfig, status: &mut dyn FnMut(&RouterStatus)) -> Result<RouterResult> {
     if cfg.ports.is_empty() {
@@ -181,8 +186,7 @@ pub fn router(cfg: &RouterConfig, status: &mut dyn FnMut(&RouterStatus)) -> Resu
             probes: fib.probes.clone(),
         }),
     };
-    let shared = Arc::new(RouterLayout::shared(cfg.batch, 1));
-    let layout = RouterLayout::new(shared, cfg.batch);
+    let layout = one_layout::<RouterLayout>(cfg.batch);
     let mut worker = Worker::new(parts, layout, rx, tx, 0);
     let t0 = Instant::now();
     let cpu0 = cpu_seconds();

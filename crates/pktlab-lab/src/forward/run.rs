@@ -113,7 +113,7 @@ struct Setup<L: Layout> {
     live_rx: bool,
     totals: u64,
     routes: (usize, usize),
-    writers: Option<(LpmWriter<u32, Poptrie<u32>>, LpmWriter<u128, Poptrie<u128>>)>,
+    writers: Option<Writers>,
     epoch: Arc<AtomicU64>,
     ops: (Vec<Op<u32>>, Vec<Op<u128>>),
     pool: (u32, usize),
@@ -166,7 +166,12 @@ fn load_input(cfg: &ForwardConfig) -> Result<(Option<Vec<MemFrames>>, LoadReport
 }
 
 /// The update stream as route operations (IPv4, IPv6).
-fn load_ops(cfg: &ForwardConfig) -> Result<(Vec<Op<u32>>, Vec<Op<u128>>), String> {
+/// The IPv4 and IPv6 table writers.
+type Writers = (LpmWriter<u32, Poptrie<u32>>, LpmWriter<u128, Poptrie<u128>>);
+/// IPv4 and IPv6 route operations.
+type Ops = (Vec<Op<u32>>, Vec<Op<u128>>);
+
+fn load_ops(cfg: &ForwardConfig) -> Result<Ops, String> {
     let Some(p) = &cfg.updates else {
         return Ok((Vec::new(), Vec::new()));
     };

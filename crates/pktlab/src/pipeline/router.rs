@@ -9,9 +9,9 @@
 //! interface index for the kernel's routes and a MAC for the rewritten frames.
 
 use super::fib::PortIface;
-use crate::port::afxdp::{AfXdpRx, AfXdpSpec, AfXdpTx, XdpStats};
 use crate::mbuf::{Buf, Layout};
 use crate::port::afpacket::{PortCounters, PortStats, IDLE_POLL_MS};
+use crate::port::afxdp::{AfXdpRx, AfXdpSpec, AfXdpTx, XdpStats};
 use crate::port::{AfPacketRx, AfPacketTx, Bufs, RxPort, TxPort};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -167,6 +167,10 @@ pub fn open_ports(
     ))
 }
 
+/// A receive side's counters (afpacket) and XDP mode (afxdp: where the program runs,
+/// zero-copy or not), see [`RouterRx::probes`].
+pub type RxProbe = (Option<Arc<PortCounters>>, Option<(&'static str, bool)>);
+
 /// Every router port's receive side.
 pub struct RouterRx {
     ports: Vec<LiveRx>,
@@ -196,7 +200,7 @@ impl RouterRx {
     /// Each port's receive-socket counters (afpacket; `None` for afxdp, whose one socket
     /// reports through [`RouterTx::stats`]) and XDP mode (afxdp: where the program runs and
     /// whether the socket is zero-copy), in port order — take them before the run.
-    pub fn probes(&self) -> Vec<(Option<Arc<PortCounters>>, Option<(&'static str, bool)>)> {
+    pub fn probes(&self) -> Vec<RxProbe> {
         self.ports
             .iter()
             .map(|p| match p {

@@ -763,7 +763,7 @@ mod tests {
 
     #[test]
     fn redirects_transit_ip_passes_arp_and_local_and_transmits() {
-        use crate::mbuf::{Dpdk, Layout as _};
+        use crate::mbuf::{Dpdk, Layout as _, PoolCache};
         use crate::port::afpacket::{AfPacketRx, AfPacketTx};
         let r = in_private_netns(|| {
             let stop = Arc::new(AtomicBool::new(false));
@@ -795,8 +795,8 @@ mod tests {
                 assert!(inj.push(&frame([10, 9, 0, 5], 0x0806)));
             }
             inj.flush();
-            let shared = Arc::new(Dpdk::shared(64, 1));
-            let mut layout = Dpdk::new(shared, 64);
+            Dpdk::shared(64, 1);
+            let mut layout = Dpdk::new(Arc::new(()), 64);
             let pool = Dpdk::mbuf_pool(256);
             let mut cache = PoolCache::new(32);
             let mut got = Vec::new();
