@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""pktlab's cache engine side by side with libCacheSim's `cachesim` (an installed binary built
-outside the repo, e.g. under /work/anchors/libcachesim; libCacheSim is GPL and is never
-copied here). Both read the same key stream: a compact trace for pktlab and its
+"""pktlab's cache engine side by side with libCacheSim's `cachesim` (a binary built outside
+the repository, given by --cachesim or the LIBCACHESIM environment variable, e.g. the
+`_build/bin/cachesim` of a libCacheSim checkout; libCacheSim is GPL and is never copied here).
+Both read the same key stream: a compact trace for pktlab and its
 `pktlab trace convert --format oracle` twin (file name must contain `oracleGeneral`) for
 libCacheSim.
 
@@ -9,13 +10,14 @@ libCacheSim.
   speed  : requests/s, interleaved runs on one pinned core, median of --runs
 
 Usage:
-  tools/cache_vs_libcachesim.py miss  --pktlab P --cachesim C --trace T.pkt --oracle T.oracleGeneral.bin
-  tools/cache_vs_libcachesim.py speed --pktlab P --cachesim C --trace T.pkt --oracle T.oracleGeneral.bin \
+  tools/cache_vs_libcachesim.py miss  --pktlab P [--cachesim C] --trace T.pkt --oracle T.oracleGeneral.bin
+  tools/cache_vs_libcachesim.py speed --pktlab P [--cachesim C] --trace T.pkt --oracle T.oracleGeneral.bin \
         [--base OLD_PKTLAB] [--runs 3] [--core 1]
 Prints one JSON object on stdout (tables on stderr).
 """
 import argparse
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -118,7 +120,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", choices=["miss", "speed"])
     ap.add_argument("--pktlab", required=True)
-    ap.add_argument("--cachesim", required=True)
+    ap.add_argument("--cachesim", default=os.environ.get("LIBCACHESIM"),
+                    help="libCacheSim's cachesim binary (default: $LIBCACHESIM)")
     ap.add_argument("--trace", required=True)
     ap.add_argument("--oracle", required=True)
     ap.add_argument("--sizes", default="1024,65536,1048576")
@@ -127,6 +130,8 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--core", type=int, default=1)
     a = ap.parse_args()
+    if not a.cachesim:
+        sys.exit("cache_vs_libcachesim.py: give --cachesim PATH or set LIBCACHESIM to libCacheSim's cachesim binary")
     if "oracleGeneral" not in a.oracle:
         sys.exit("--oracle: libCacheSim wants `oracleGeneral` in the file name")
     (miss if a.mode == "miss" else speed)(a)

@@ -24,6 +24,10 @@ NS=${NS:-cefore-casestudy}
 WARMUP=${WARMUP:-10}; WARMUP_PER_ENTRY=${WARMUP_PER_ENTRY:-0}; DURATION=${DURATION:-10}; WINDOW=${WINDOW:-64}; PAYLOAD=${PAYLOAD:-100}
 CONTENTS=${CONTENTS:-2^26}; ALPHA=${ALPHA:-0.8}; POLICY=${POLICY:-fifo}
 ROUTER_CPU=${ROUTER_CPU:-1}; LOAD_CPU=${LOAD_CPU:-0}; ROUTERS=${ROUTERS:-"cefnetd pktlab"}
+case " $ROUTERS " in
+*" cefnetd "*|*" csmgrd "*)
+    [ -n "${CEFORE_PREFIX:-}" ] || { echo "cefore-case-study.sh: set CEFORE_PREFIX to the Cefore install prefix (or ROUTERS=pktlab)" >&2; exit 2; } ;;
+esac
 tmp=/tmp/cefore-casestudy.$$
 mkdir -p "$tmp"
 ip netns add "$NS" 2>/dev/null || true

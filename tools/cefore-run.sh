@@ -1,7 +1,8 @@
 #!/bin/sh
 # Starts and stops an *installed* Cefore cefnetd (and optionally csmgrd) with a private config
 # directory, for pktlab's interop checks and the paper-003 case study (docs/results/ccn-live.md).
-# It never builds Cefore: install it first as that doc describes, then point CEFORE_PREFIX at it.
+# It never builds Cefore: install it first as that doc describes, then point CEFORE_PREFIX at it
+# (required; the script stops with a one-line error when it is unset).
 #
 #   tools/cefore-run.sh start TAG PORT [CS_MODE [CAPACITY]]   # CS_MODE 0 = off, 1 = local cache, 2 = csmgrd
 #   tools/cefore-run.sh route TAG PORT PREFIX ADDR:PORT        # cefroute add PREFIX udp ADDR:PORT
@@ -11,7 +12,7 @@
 # 9695, so that it cannot collide with anything else on the machine. Files go to /tmp/cefore-TAG/.
 # CSMGR_ALGO picks csmgrd's replacement plugin (libcsmgrd_fifo, libcsmgrd_lru, libcsmgrd_lfu).
 set -eu
-PREFIX=${CEFORE_PREFIX:-/work/anchors/cefore/install}
+PREFIX=${CEFORE_PREFIX:?set CEFORE_PREFIX to the Cefore install prefix (the --prefix given to its ./configure)}
 export PATH="$PREFIX/bin:$PREFIX/sbin:$PATH"
 export LD_LIBRARY_PATH="$PREFIX/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export USER=${USER:-root}          # cefnetd refuses to start without USER

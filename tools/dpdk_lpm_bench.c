@@ -15,9 +15,9 @@
  * rte_lpm_lookup (BATCH = 1; pktlab: --batch 1). The checksum (sum of next hops, 0 for no
  * route) must equal pktlab's `checksum` for the same lookups.
  *
- * Build (outside the repository):
+ * Build (outside the repository; ANCHORS = any directory of your own for anchor builds):
  *   gcc -O3 -march=native tools/dpdk_lpm_bench.c $(pkg-config --cflags --libs libdpdk) \
- *       -o /work/anchors/dpdk/dpdk_lpm_bench
+ *       -o "$ANCHORS/dpdk_lpm_bench"
  * Run:
  *   dpdk_lpm_bench --no-huge --no-pci -m 1024 --no-telemetry -l 1 -- \
  *       TABLE NH_N TRAFFIC LOOKUPS ROUNDS BATCH [lpm|fib|both]

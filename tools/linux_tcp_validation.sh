@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Real Linux TCP (reno, cubic, bbr) through a bottleneck, for the "Linux TCP vs pktlab"
-# section of docs/results/netsim.md (issue 17 item 5). Needs root, iproute2, ethtool, iperf3 (installed
+# section of docs/results/netsim.md. Needs root, iproute2, ethtool, iperf3 (installed
 # with apt-get if missing) and a release build of pktlab (PKTLAB=path, default
 # target/release/pktlab).
 #

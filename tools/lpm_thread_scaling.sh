@@ -1,5 +1,5 @@
 #!/bin/bash
-# 2-thread scaling of every LPM structure (issue 11), tightly interleaved: for each round and
+# 2-thread scaling of every LPM structure, tightly interleaved: for each round and
 # each algorithm, `lpm bench --threads 1` then `--threads 2` back to back on the same table,
 # so that a noise phase of the shared host hits both. Prints one line per invocation:
 #   round algo threads load1 wall_mlps oncpu_mlps

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Tabulates pktlab vs ns-3 runs of the paper-002 dumbbell with modern TCP (issue 17 item 4).
+"""Tabulates pktlab vs ns-3 runs of the paper-002 dumbbell with modern TCP.
 
 Reads `pk-MIX-AQM-sS.json` (`pktlab aqm sim --json`) from --pktlab and `ns3-MIX-AQM-sS.json`
 (`tools/ns3_dumbbell.py`) from --ns3, and prints one markdown row per (mix, AQM, simulator):
 mean over seeds with the range in parentheses, then whether each pktlab metric is within the
-tolerance of docs/results/netsim.md ("Modern TCP: pktlab vs ns-3") of the ns-3 mean.
+tolerance of docs/results/netsim.md (its first section) of the ns-3 mean.
 Utilisation is goodput-based on both sides (sum of goodputs / 45 Mb/s). See tools/README.md.
 `--ns3-rows FILE` takes the ns-3 rows of an earlier table (this tool's output) for the (MIX, AQM)
 pairs without ns-3 JSON; they are marked "(earlier run)" (ns-3 3.44 is deterministic per seed).

@@ -5,7 +5,7 @@ Bulk senders, each on its own access link (bw, delay) to one router; bottleneck 
 receiver (BW, delay) with a FIFO (DropTail, B packets), RED or FQ-CoDel queue disc.
 Senders by count: --reno (ns-3 TcpNewReno) and --vegas (TcpVegas) for the paper-002 mode,
 --newreno (TcpNewReno, the same class; reported as "reno" like pktlab's --reno), --cubic
-(TcpCubic, HyStart on) and --bbr (TcpBbr, v1, paced) for the modern-TCP mode (issue 17).
+(TcpCubic, HyStart on) and --bbr (TcpBbr, v1, paced) for the modern-TCP mode.
 TCP options are set to match pktlab's: MSS 1000 B, no timestamps, no delayed ACK, initial
 cwnd 2, min RTO 1 s, Vegas alpha 1 / beta 3 / gamma 1, classic (not PRR) recovery, 4 MB
 buffers; SACK off unless `--sack` (the modern mode turns it on by default).
@@ -59,7 +59,11 @@ if not kinds:
 ns3_class = {"reno": "ns3::TcpNewReno", "vegas": "ns3::TcpVegas", "cubic": "ns3::TcpCubic",
              "bbr": "ns3::TcpBbr"}
 
-from ns import ns  # noqa: E402  (slow import: cppyy compiles headers)
+try:
+    from ns import ns  # noqa: E402  (slow import: cppyy compiles headers)
+except ImportError as e:
+    sys.exit(f"ns3_dumbbell.py: no ns-3 Python bindings ({e}); run it with $NS3_PYTHON, the python "
+             "of a venv holding `pip install ns3==3.44.post0` (tools/README.md)")
 
 t0 = time.time()
 ns.RngSeedManager.SetSeed(a.seed)

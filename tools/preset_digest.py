@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Digest of a `pktlab aqm study --json` result, as `lab::aqm` tests compute it.
+"""Digest of a `pktlab aqm study --json` result, as `pktlab_lab::aqm` tests compute it.
 
 FNV-1a (64 bit) over, for every run in order, the IEEE-754 bits of each metric of
-`lab::aqm::METRICS` (null → NaN 0x7ff8000000000000) and then `early_drops`, `forced_drops`,
+`pktlab_lab::aqm::figures::METRICS` (null → NaN 0x7ff8000000000000) and then `early_drops`, `forced_drops`,
 each as 8 little-endian bytes. Used to pin paper 002's presets bit for bit:
 
     pktlab aqm study fig5 --conns 20 --buffers 1000 --duration 20 --warmup 5 --seeds 1 \\

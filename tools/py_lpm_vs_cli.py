@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """pktlab.Lpm(...).lookup on N NumPy addresses against `pktlab lpm bench --pregen` on the
-same table with the same algorithm, interleaved in one process (issue 16's ≥ 80 % target).
+same table with the same algorithm, interleaved in one process (target: the Python side ≥ 80 % of the CLI's rate).
 
 The bench side is `pktlab.lpm.bench`, the library function `pktlab lpm bench` calls, so both
 sides run in the same process, one after the other, `--reps` times; the ratio of medians is

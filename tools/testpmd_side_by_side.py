@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Forwarding-only rate, side by side and interleaved on one core: DPDK's own testpmd (Debian
 `dpdk-testpmd`, net_null vdevs, `io` and `mac` forwarding) against `pktlab forward --rx null:64
---stages io` with each metadata layout (paper 001's measurement; pktlab issue 9, item 7).
+--stages io` with each metadata layout (paper 001's measurement).
 
 Nothing of DPDK is built or vendored: the script runs the installed `dpdk-testpmd`
 (`apt-get install -y dpdk-dev`) in interactive mode, feeding `start`, `show port stats all`,

@@ -23,8 +23,9 @@
 //! plane of paper 001) and [`live`] (traffic generator and sink on live interfaces).
 //!
 //! ## Adding an experiment
-//! 1. A new component gets a new file `lab/<component>.rs` and one `pub mod <component>;` line
-//!    here; a new experiment of an existing component is a new function in its file.
+//! 1. A new component gets a new module `src/<component>.rs` (a folder `src/<component>/` once
+//!    it has several experiments, one file each) and one `pub mod <component>;` line here; a
+//!    new experiment of an existing component is a new function in its module.
 //! 2. Define `XxxConfig` (`#[derive(Clone, Debug, Serialize, Deserialize)]`, with a `Default`
 //!    that is a sensible, documented size) and `XxxResult` (`#[derive(Clone, Debug, Serialize)]`,
 //!    field names = the JSON keys).

@@ -321,7 +321,6 @@ pub struct StudyRun {
 /// (point, seed). [`study`] runs it locally; the Python package's Ray backend runs the same
 /// plan's jobs on a cluster.
 pub struct StudyPlan {
-    cfg: StudyConfig,
     points: Vec<Point>,
     jobs: Jobs,
 }
@@ -336,28 +335,14 @@ impl StudyPlan {
         };
         cfg.zombie.apply(&mut ps)?;
         let points = points(cfg, &ps)?;
-        let mut jobs = Vec::new();
-        for (i, pt) in points.iter().enumerate() {
-            for s in 0..cfg.seeds {
-                let seed = cfg.seed.wrapping_add(s);
-                jobs.push(Job {
-                    point: i,
-                    seed,
-                    config: study_run_config(cfg, pt, seed)?,
-                });
-            }
-        }
-        Ok(StudyPlan {
-            cfg: cfg.clone(),
-            jobs: Jobs {
-                name: cfg.fig.clone(),
-                points: points.len(),
-                seeds: cfg.seeds,
-                duration: cfg.duration,
-                list: jobs,
-            },
-            points,
-        })
+        let jobs = Jobs::plan(
+            &cfg.fig,
+            &points,
+            (cfg.seeds, cfg.seed),
+            (cfg.duration, cfg.warmup),
+            |pt, seed| study_run_config(cfg, pt, seed),
+        )?;
+        Ok(StudyPlan { points, jobs })
     }
 }
 
@@ -380,7 +365,6 @@ impl Study for StudyPlan {
 
     fn collect(&self, runs: Vec<StudyRun>, threads: usize, wall_s: f64) -> Result<StudyResult> {
         check_runs(&self.jobs, runs.iter().map(|r| (r.point, r.seed)))?;
-        let cfg = &self.cfg;
         let mut rows = Vec::new();
         for (i, pt) in self.points.iter().enumerate() {
             let rs: Vec<&Summary> = runs
@@ -418,20 +402,13 @@ impl Study for StudyPlan {
                 flow_estimate: stat("flow_estimate"),
             });
         }
-        Ok(StudyResult {
-            study: cfg.fig.clone(),
-            paper: "002 Kurata, Hasegawa & Murata (ZL-RED)",
-            duration_s: cfg.duration,
-            warmup_s: cfg.warmup,
-            seeds: cfg.seeds,
-            first_seed: cfg.seed,
+        Ok(self.jobs.sweep(
+            "002 Kurata, Hasegawa & Murata (ZL-RED)",
             threads,
-            runs_total: runs.len(),
             wall_s,
-            config_example: config_example(&self.jobs),
             rows,
             runs,
-        })
+        ))
     }
 }
 

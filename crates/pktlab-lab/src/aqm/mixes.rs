@@ -169,17 +169,24 @@ impl MixPlan {
                 }
             }
         }
-        let mut jobs = Vec::new();
-        for (i, (spec, ecn, n)) in points.iter().enumerate() {
-            for s in 0..cfg.seeds {
+        let (duration, warmup) = (
+            secs(positive("duration", cfg.duration)?),
+            secs(non_negative("warmup", cfg.warmup)?),
+        );
+        let jobs = Jobs::plan(
+            &cfg.mix,
+            &points,
+            (cfg.seeds, cfg.seed),
+            (cfg.duration, cfg.warmup),
+            |(spec, ecn, n), seed| {
                 let mut c = DumbbellConfig {
                     reno: 0,
                     vegas: 0,
                     buffer: cfg.buffer,
                     aqm: spec.clone(),
-                    duration: secs(positive("duration", cfg.duration)?),
-                    warmup: secs(non_negative("warmup", cfg.warmup)?),
-                    seed: cfg.seed.wrapping_add(s),
+                    duration,
+                    warmup,
+                    seed,
                     ..DumbbellConfig::default()
                 };
                 c.tcp.sack = cfg.sack;
@@ -187,24 +194,14 @@ impl MixPlan {
                 set_count(&mut c, ka, n / 2);
                 set_count(&mut c, kb, n - n / 2);
                 c.validate().map_err(Error::Param)?;
-                jobs.push(Job {
-                    point: i,
-                    seed: c.seed,
-                    config: c,
-                });
-            }
-        }
+                Ok(c)
+            },
+        )?;
         Ok(MixPlan {
             cfg: cfg.clone(),
             kinds: (ka, kb),
-            jobs: Jobs {
-                name: cfg.mix.clone(),
-                points: points.len(),
-                seeds: cfg.seeds,
-                duration: cfg.duration,
-                list: jobs,
-            },
             points,
+            jobs,
         })
     }
 }
@@ -272,20 +269,13 @@ impl Study for MixPlan {
                 }
             })
             .collect();
-        Ok(Sweep {
-            study: cfg.mix.clone(),
-            paper: "beyond paper 002: today's TCP mixes (CUBIC RFC 9438, BBR v1, SACK, ECN)",
-            duration_s: cfg.duration,
-            warmup_s: cfg.warmup,
-            seeds: cfg.seeds,
-            first_seed: cfg.seed,
+        Ok(self.jobs.sweep(
+            "beyond paper 002: today's TCP mixes (CUBIC RFC 9438, BBR v1, SACK, ECN)",
             threads,
-            runs_total: runs.len(),
             wall_s,
-            config_example: config_example(&self.jobs),
             rows,
             runs,
-        })
+        ))
     }
 }
 

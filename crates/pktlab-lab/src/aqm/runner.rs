@@ -65,8 +65,70 @@ pub struct Jobs {
     pub seeds: u64,
     /// Simulated seconds per run.
     pub duration: f64,
+    /// Seconds excluded at the start of each run.
+    pub warmup: f64,
+    /// The first seed.
+    pub first_seed: u64,
     /// Every job, points in sweep order, seeds inner.
     pub list: Vec<Job>,
+}
+
+impl Jobs {
+    /// Plans `seeds` runs of every point (seeds `first_seed`, `first_seed + 1`, …), each
+    /// configured by `config(point, seed)`.
+    pub fn plan<P>(
+        name: &str,
+        points: &[P],
+        (seeds, first_seed): (u64, u64),
+        (duration, warmup): (f64, f64),
+        config: impl Fn(&P, u64) -> Result<DumbbellConfig>,
+    ) -> Result<Jobs> {
+        let mut list = Vec::new();
+        for (i, pt) in points.iter().enumerate() {
+            for s in 0..seeds {
+                let seed = first_seed.wrapping_add(s);
+                list.push(Job {
+                    point: i,
+                    seed,
+                    config: config(pt, seed)?,
+                });
+            }
+        }
+        Ok(Jobs {
+            name: name.to_string(),
+            points: points.len(),
+            seeds,
+            duration,
+            warmup,
+            first_seed,
+            list,
+        })
+    }
+
+    /// The study's result: its setting from the plan, the aggregated `rows` and every run.
+    pub fn sweep<R, U>(
+        &self,
+        paper: &'static str,
+        threads: usize,
+        wall_s: f64,
+        rows: Vec<R>,
+        runs: Vec<U>,
+    ) -> Sweep<R, U> {
+        Sweep {
+            study: self.name.clone(),
+            paper,
+            duration_s: self.duration,
+            warmup_s: self.warmup,
+            seeds: self.seeds,
+            first_seed: self.first_seed,
+            threads,
+            runs_total: runs.len(),
+            wall_s,
+            config_example: self.list.first().map(|j| RunConfigInfo::of(&j.config)),
+            rows,
+            runs,
+        }
+    }
 }
 
 /// A sweep planned as jobs: what a run reports and how runs aggregate into rows is the
@@ -137,11 +199,6 @@ pub(super) fn check_runs(
             jobs.len()
         )))
     }
-}
-
-/// The configuration of a study's first run, as echoed in its result.
-pub(super) fn config_example(jobs: &Jobs) -> Option<RunConfigInfo> {
-    jobs.list.first().map(|j| RunConfigInfo::of(&j.config))
 }
 
 /// Runs every job of `study` on a rayon pool of `threads` (None: all cores), reporting

@@ -21,7 +21,7 @@ pub enum Variant {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Kernel {
     /// `popcnt` if the CPU has POPCNT, else `generic`. The SIMD kernels are opt-in: on the
-    /// measured machine (docs/results/lpm.md, "A faster Poptrie") they did not beat the
+    /// measured machine (docs/results/poptrie.md, "Lookup kernels and instruction counts") they did not beat the
     /// scalar batch consistently enough to be the default.
     #[default]
     Auto,
