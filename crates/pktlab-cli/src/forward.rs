@@ -8,6 +8,7 @@ use clap::Args;
 use pktlab::io::{DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES};
 use pktlab_lab::forward::{forward, forward_with_status, ForwardConfig, TableSpec};
 use pktlab_lab::forward::{ForwardProgress, LiveStatus};
+use pktlab_lab::router::{self, RouterConfig, RouterStatus};
 use pktlab_lab::Silent;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -90,6 +91,14 @@ pub struct ForwardArgs {
     /// --queue packets (a bottleneck link, before the --delay).
     #[arg(long)]
     rate: Option<f64>,
+    /// Router ports (repeat the flag): afpacket:IFACE or afxdp:IFACE[,queue=N][,copy|zerocopy];
+    /// needs --fib kernel. Each packet leaves by the port its route names.
+    #[arg(long)]
+    port: Vec<String>,
+    /// `kernel`: the kernel's routes and neighbours over rtnetlink, followed live (the
+    /// router mode; with --rx/--tx as the two-port shorthand when no --port is given).
+    #[arg(long)]
+    fib: Option<String>,
     /// Print one JSON object on stdout.
     #[arg(long)]
     json: bool,
@@ -114,8 +123,69 @@ fn live(cfg: &ForwardConfig, json: bool) -> Result<i32> {
     print_result(&r, json)
 }
 
+/// `--fib kernel`: pktlab as a router between live ports.
+fn router(a: &ForwardArgs) -> Result<i32> {
+    let specs: Vec<&String> = if a.port.is_empty() {
+        vec![&a.rx, &a.tx]
+    } else {
+        a.port.iter().collect()
+    };
+    let mut ports = Vec::new();
+    for (i, p) in specs.iter().enumerate() {
+        ports.push(
+            p.parse()
+                .map_err(|e| anyhow!("--port {} {p:?}: {e}", i + 1))?,
+        );
+    }
+    let cfg = RouterConfig {
+        ports,
+        batch: size("batch", &a.batch)? as usize,
+        duration: a.duration.map(|d| d.as_secs_f64()),
+        stop: Some(stop_flag()),
+        ..RouterConfig::default()
+    };
+    let mut prev = RouterStatus::default();
+    let mut show = |s: &RouterStatus| {
+        eprintln!("{}", s.line(&prev));
+        prev = *s;
+    };
+    let r = router::router(&cfg, &mut show).map_err(|e| anyhow!(e))?;
+    if a.json {
+        println!("{}", serde_json::to_string(&r)?);
+        return Ok(0);
+    }
+    let d = r.dropped;
+    println!(
+        "{} packets, {} forwarded; dropped: parse {}, ttl {}, no route {}, neighbour unresolved {}, no port {}; CPU {:.2} s in {:.1} s",
+        r.packets, r.forwarded, d.parse, d.ttl, d.no_route, d.neigh_unresolved, d.no_port, r.cpu_seconds, r.seconds
+    );
+    let f = r.fib;
+    println!(
+        "fib: {} IPv4 + {} IPv6 routes, {} neighbours, {} updates applied (lag mean {:.0} us, max {} us), {} probes",
+        f.routes_v4, f.routes_v6, f.neighbours, f.updates_applied, f.lag_mean_us, f.lag_max_us, f.probes
+    );
+    for p in &r.ports {
+        println!("{}: {}", p.port, serde_json::to_string(&p.stats)?);
+    }
+    Ok(0)
+}
+
 /// Runs `pktlab forward`.
 pub fn run(a: ForwardArgs) -> Result<i32> {
+    match a.fib.as_deref() {
+        Some("kernel") => return router(&a),
+        Some(o) => {
+            return Err(anyhow!(
+                "--fib {o:?}: expected kernel (file tables: --table)"
+            ))
+        }
+        None if !a.port.is_empty() => {
+            return Err(anyhow!(
+                "--port needs --fib kernel (file tables have no interfaces or neighbours)"
+            ))
+        }
+        None => {}
+    }
     let table = if a.table.len() == 1 && a.table[0] == "synthetic" {
         TableSpec::Synthetic(DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES)
     } else {

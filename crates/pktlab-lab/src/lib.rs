@@ -50,6 +50,7 @@ pub mod forward;
 pub mod live;
 mod live_port;
 pub mod lpm;
+pub mod router;
 pub mod traffic;
 mod virtio_ports;
 

@@ -363,6 +363,7 @@ fn setup<L: Layout>(cfg: &ForwardConfig) -> Result<Setup<L>, String> {
             fcache,
             queue,
             progress: Arc::new(AtomicU64::new(0)),
+            router: None,
         };
         let layout = L::new(shared.clone(), cfg.batch);
         workers.push(Worker::new(parts, layout, rx, tx, cfg.queue));

@@ -6,9 +6,11 @@
 //! [`worker::Worker`] is one worker's loop; `pktlab_lab::forward` sets up the workers (RSS
 //! over the receive queues, one shared Poptrie updated while they run) and reports.
 
+pub mod fib;
 pub mod nhcache;
 pub mod parse;
 pub mod queue;
+pub mod router;
 pub mod worker;
 
 /// Which stages run.
@@ -72,6 +74,9 @@ pub struct Counters {
     pub no_route: u64,
     /// Dropped by the AQM.
     pub aqm: u64,
+    /// Dropped by the router: the next hop's neighbour is not resolved yet (a probe was
+    /// asked for; see [`fib`]).
+    pub neigh_unresolved: u64,
     /// Flow-cache hits (validated).
     pub cache_hits: u64,
     /// Flow-cache misses.
@@ -90,6 +95,7 @@ impl Counters {
         self.ttl += o.ttl;
         self.no_route += o.no_route;
         self.aqm += o.aqm;
+        self.neigh_unresolved += o.neigh_unresolved;
         self.cache_hits += o.cache_hits;
         self.cache_misses += o.cache_misses;
     }

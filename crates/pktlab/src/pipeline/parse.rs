@@ -222,9 +222,23 @@ pub fn parse(link: LinkKind, d: &[u8]) -> Result<Hdr, Verdict> {
 
 /// Decrements the TTL (IPv4, with the RFC 1624 incremental checksum update) or the hop
 /// limit (IPv6) of a packet `parse` accepted, and on Ethernet writes `02:00:<next hop>` as
-/// destination MAC (source `02:00:00:00:00:00`, the router's port).
+/// destination MAC (source `02:00:00:00:00:00`, the router's port): the file-table data
+/// plane, whose next hops are numbers. The router ([`super::fib`]) calls [`ttl_rewrite`] and
+/// writes its neighbours' MACs instead.
 #[inline]
 pub fn forward_rewrite(link: LinkKind, d: &mut [u8], h: &Hdr, nh: u32) {
+    ttl_rewrite(d, h);
+    if link == LinkKind::Ethernet {
+        let mut mac = [0x02, 0, 0, 0, 0, 0, 0x02, 0, 0, 0, 0, 0];
+        mac[2..6].copy_from_slice(&nh.to_be_bytes());
+        d[..12].copy_from_slice(&mac);
+    }
+}
+
+/// Decrements the TTL (IPv4, RFC 1624 eqn. 3 checksum update) or the hop limit (IPv6) of a
+/// packet `parse` accepted.
+#[inline]
+pub fn ttl_rewrite(d: &mut [u8], h: &Hdr) {
     let l3 = h.l3 as usize;
     if h.v6 {
         d[l3 + 7] -= 1;
@@ -239,11 +253,6 @@ pub fn forward_rewrite(link: LinkKind, d: &mut [u8], h: &Hdr, nh: u32) {
         s = (s & 0xffff) + (s >> 16);
         d[l3 + 8] = ttl - 1;
         d[l3 + 10..l3 + 12].copy_from_slice(&(!(s as u16)).to_be_bytes());
-    }
-    if link == LinkKind::Ethernet {
-        let mut mac = [0x02, 0, 0, 0, 0, 0, 0x02, 0, 0, 0, 0, 0];
-        mac[2..6].copy_from_slice(&nh.to_be_bytes());
-        d[..12].copy_from_slice(&mac);
     }
 }
 

@@ -7,8 +7,9 @@
 //! AQM discipline are enums matched once per batch, each stage's per-packet loop running on
 //! the concrete type. Every buffer and scratch array is allocated before the first batch.
 
+use super::fib::{rewrite_macs, AdjTable, Probes};
 use super::nhcache::{with_cache, AnyCache, NextHopCache};
-use super::parse::{forward_rewrite, parse, Hdr, LinkKind, Verdict};
+use super::parse::{forward_rewrite, parse, ttl_rewrite, Hdr, LinkKind, Verdict};
 use super::queue::{OutQueue, QPkt};
 use super::{Counters, Stages};
 use crate::flowcache::Policy;
@@ -45,6 +46,7 @@ pub struct Worker<L: Layout, R: RxPort = AnyRx, T: TxPort = AnyTx> {
     tables: Option<Tables>,
     fcache: Option<AnyCache>,
     queue: Option<OutQueue>,
+    router: Option<Router>,
     progress: Arc<AtomicU64>,
     // Batch-length scratch, reused every batch.
     bufs: Vec<Buf>,
@@ -95,6 +97,17 @@ pub struct WorkerParts {
     pub queue: Option<OutQueue>,
     /// Packets received so far (for progress reports).
     pub progress: Arc<AtomicU64>,
+    /// Router mode: next hops are the kernel's, resolved to (port, neighbour MAC).
+    pub router: Option<Router>,
+}
+
+/// What a router worker resolves next hops with.
+#[derive(Clone, Debug)]
+pub struct Router {
+    /// Next hop → (output port, neighbour MAC); the source MAC is the port's.
+    pub adj: Arc<AdjTable>,
+    /// Where unresolved neighbours are reported for probing.
+    pub probes: Probes,
 }
 
 impl Tables {
@@ -122,6 +135,7 @@ impl WorkerParts {
             tables: None,
             fcache: None,
             queue: None,
+            router: None,
             progress: Arc::new(AtomicU64::new(0)),
         }
     }
@@ -204,6 +218,7 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
             tables: parts.tables,
             fcache: parts.fcache,
             queue: parts.queue,
+            router: parts.router,
             progress: parts.progress,
             bufs: Vec::with_capacity(n),
             keep: Vec::with_capacity(n + queue_cap + 1),
@@ -427,12 +442,24 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
             let mut b = unsafe { Buf::from_raw(&self.pool, self.fwd_raw[j]) };
             let nh = self.nh[i];
             let len = self.lens[i] as usize;
-            forward_rewrite(
-                self.link,
-                &mut self.pool.data_mut(&mut b)[..len],
-                &self.hdr[i],
-                nh,
-            );
+            let h = &self.hdr[i];
+            let d = &mut self.pool.data_mut(&mut b)[..len];
+            match &self.router {
+                None => forward_rewrite(self.link, d, h, nh),
+                Some(r) => match r.adj.get(nh) {
+                    Some(a) => {
+                        ttl_rewrite(d, h);
+                        rewrite_macs(d, a, r.adj.port_mac(a.port));
+                    }
+                    None => {
+                        // Never a made-up MAC: drop, and have the neighbour resolved.
+                        c.neigh_unresolved += 1;
+                        r.probes.request(nh, h.v6, h.dst);
+                        self.free.push(b);
+                        continue;
+                    }
+                },
+            }
             let ts = self.layout.ts_ns(&self.pool, &b, i);
             if full {
                 let q = self.queue.as_mut().expect("full has a queue");

@@ -12,6 +12,9 @@
 //!   pcap (the input's link type, ns timestamps) afterwards;
 //! * [`afpacket`] — `afpacket:IFACE`: live interfaces through AF_PACKET memory-mapped rings
 //!   (rx fills buffers taken from the worker's [`PoolCache`], tx hands them back to it);
+//! * [`afxdp`] — `afxdp:IFACE[,queue=N][,copy|zerocopy][,drv]`: live interfaces through an
+//!   AF_XDP socket and an XDP program that redirects only transit IP to it (the rest goes on
+//!   to the kernel);
 //! * [`delay`] — a delay line in front of an afpacket tx port (`forward --delay --rate`):
 //!   AQM queue, rate-paced link and propagation delay in real time;
 //! * [`vhost_user`] — `vhost-user:PATH[,client]`: pktlab as the vhost-user backend (the
@@ -21,6 +24,7 @@
 //! * [`rss`] — the Toeplitz RSS hash and redirection table that spread flows over workers.
 
 pub mod afpacket;
+pub mod afxdp;
 pub mod capture;
 pub mod delay;
 pub mod mem;

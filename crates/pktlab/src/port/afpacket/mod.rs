@@ -173,7 +173,7 @@ impl Iface {
 }
 
 /// The interface's hardware address (SIOCGIFHWADDR on a throw-away datagram socket).
-fn read_mac(name: &str) -> Option<[u8; 6]> {
+pub(crate) fn read_mac(name: &str) -> Option<[u8; 6]> {
     // SAFETY: plain socket call; the fd is owned right away.
     let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) };
     if fd < 0 {

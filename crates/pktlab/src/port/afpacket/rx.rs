@@ -101,6 +101,11 @@ impl AfPacketRx {
         self.counters.clone()
     }
 
+    /// The socket (to wait on it together with other ports).
+    pub fn fd(&self) -> std::os::fd::RawFd {
+        self.fd.as_raw_fd()
+    }
+
     /// Adds the kernel's drop count since the last call (`PACKET_STATISTICS` resets on read).
     pub fn poll_kernel_stats(&mut self) {
         // SAFETY: tpacket_stats_v3 is plain data.
