@@ -19,7 +19,6 @@ impl RxPort for MyRx {
         n * got as usize
     }
 }
-
 fn main() {
     let mut fib = Poptrie::<u32>::new(Default::default());
     fib.insert("10.0.0.0/25".parse().unwrap(), NextHop::new(1).unwrap());
@@ -30,7 +29,8 @@ fn main() {
     let frames: Result<Vec<_>, _> = (1..=255).map(udp).collect();
     let pool = Arc::new(Meta::<16>::mbuf_pool(512));
     let mut parts = WorkerParts::new(pool, Stages::L3, LinkKind::Ethernet);
-    parts.tables = Some(Tables::v4(shared::concurrent(fib).1));
+    let (_writer, reader) = shared::concurrent(fib); // the table lives while its writer does
+    parts.tables = Some(Tables::v4(reader));
     let layout = Meta::<16>::new(Arc::new(()), 32);
     let rx = MyRx(frames.expect("small frames"));
     let mut w = Worker::new(parts, layout, rx, NullTx::default(), 0);

@@ -4,7 +4,7 @@
 //! this port moves packets between those rings and pktlab's mbuf pool.
 //!
 //! * Protocol: rust-vmm's `vhost` crate parses every vhost-user message
-//!   ([`BackendReqHandler`]); [`Control`] answers them on a control thread. Offered:
+//!   ([`BackendReqHandler`]); `Control` answers them on a control thread. Offered:
 //!   `VIRTIO_F_VERSION_1`, `VIRTIO_NET_F_MRG_RXBUF`, `VHOST_USER_F_PROTOCOL_FEATURES` (with
 //!   `MQ` and `REPLY_ACK`), `VIRTIO_NET_F_MQ` when there are several queue pairs; split rings
 //!   only (no packed ring, indirect descriptors or event index).
