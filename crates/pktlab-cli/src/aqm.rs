@@ -326,12 +326,12 @@ pub struct BenchArgs {
     /// Numbers of active flows (arrivals pick a flow uniformly at random).
     #[arg(long, value_delimiter = ',', default_value = "1000,100000")]
     flows: Vec<u32>,
-    /// Buffer, packets.
-    #[arg(long, default_value_t = 5000)]
-    buffer: usize,
-    /// Arrivals per measurement.
-    #[arg(long, default_value_t = 4_000_000)]
-    packets: usize,
+    /// Buffer, packets (accepts 1K etc.).
+    #[arg(long, default_value = "5000", value_parser = parse_size)]
+    buffer: u64,
+    /// Arrivals per measurement (accepts 100K, 4M, 2^22 etc.).
+    #[arg(long, default_value = "4000000", value_parser = parse_size)]
+    packets: u64,
     /// Repetitions (the median is reported).
     #[arg(long, default_value_t = 3)]
     reps: usize,
@@ -349,8 +349,8 @@ fn bench(a: BenchArgs) -> Result<i32> {
     let cfg = AqmBenchConfig {
         aqm: a.aqm.clone(),
         flows: a.flows.clone(),
-        buffer: a.buffer,
-        packets: a.packets,
+        buffer: usize::try_from(a.buffer).unwrap_or(usize::MAX),
+        packets: usize::try_from(a.packets).unwrap_or(usize::MAX),
         reps: a.reps,
         seed: a.seed,
         zombie: a.zombie.params(),

@@ -196,6 +196,7 @@ pub fn sim(a: &CcnSimConfig, p: &dyn Progress) -> Result<CcnSimResult> {
             fwd_hit_ratio: fwd_hit,
         });
         p.set(rows.len() as u64);
+        p.check_stop()?;
     }
     p.finish();
     Ok(CcnSimResult {

@@ -2,6 +2,7 @@
 
 use pktlab::aqm::AqmError;
 use pktlab::io::IoError;
+use pktlab::netsim::NetsimError;
 use pktlab::params::ParamError;
 use pktlab::traffic::ZipfError;
 
@@ -32,11 +33,34 @@ pub enum Error {
         /// The operating system's error.
         error: std::io::Error,
     },
+    /// An input holds no record the command can use (the rule for every command: an empty
+    /// input is an error, not an empty result).
+    #[error("no {what} in {path}{detail}")]
+    Empty {
+        /// What was expected: `packets`, `update events`, …
+        what: String,
+        /// The file.
+        path: String,
+        /// What was found instead (records skipped), with a leading space; may be empty.
+        detail: String,
+    },
+    /// The caller asked the experiment to end early ([`Progress::stop_flag`](crate::Progress::stop_flag)).
+    #[error("interrupted")]
+    Interrupted,
 }
 
 impl From<AqmError> for Error {
     fn from(e: AqmError) -> Self {
         Error::Param(e.to_string())
+    }
+}
+
+impl From<NetsimError> for Error {
+    fn from(e: NetsimError) -> Self {
+        match e {
+            NetsimError::Stopped => Error::Interrupted,
+            e => Error::Param(e.to_string()),
+        }
     }
 }
 

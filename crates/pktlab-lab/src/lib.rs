@@ -58,7 +58,7 @@ mod error;
 mod progress;
 
 pub use error::{Error, Result};
-pub use progress::{Event, Progress, Silent};
+pub use progress::{Event, Progress, Silent, Stoppable};
 
 /// Median of a non-empty slice (the upper median for even lengths); sorts the slice.
 pub(crate) fn median(v: &mut [f64]) -> f64 {

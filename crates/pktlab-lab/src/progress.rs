@@ -1,4 +1,7 @@
-//! Progress reporting from experiments to whoever runs them.
+//! Progress reporting from experiments to whoever runs them, and the caller's way to stop
+//! them early.
+
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// One progress event of an experiment.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -44,6 +47,39 @@ pub trait Progress: Sync {
     fn finish(&self) {
         self.event(Event::Finish);
     }
+    /// The caller's stop flag, if it has one: set, it asks the experiment to end early (Python
+    /// sets it on Ctrl-C). Long loops read it through [`Progress::stopped`] between chunks of
+    /// work and return [`Error::Interrupted`](crate::Error::Interrupted).
+    fn stop_flag(&self) -> Option<&AtomicBool> {
+        None
+    }
+    /// Whether the caller asked the experiment to end early (see [`Progress::stop_flag`]).
+    fn stopped(&self) -> bool {
+        self.stop_flag().is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+    /// `Err(Error::Interrupted)` once the caller asked the experiment to end early.
+    fn check_stop(&self) -> crate::Result<()> {
+        if self.stopped() {
+            Err(crate::Error::Interrupted)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// A [`Progress`] that reports nothing and carries a stop flag (Python's interruptible calls
+/// hand one to the experiment and set it on Ctrl-C).
+#[derive(Debug, Default)]
+pub struct Stoppable {
+    /// Set to ask the experiment to end early.
+    pub stop: AtomicBool,
+}
+
+impl Progress for Stoppable {
+    fn event(&self, _: Event<'_>) {}
+    fn stop_flag(&self) -> Option<&AtomicBool> {
+        Some(&self.stop)
+    }
 }
 
 impl<F: Fn(Event<'_>) + Sync> Progress for F {
@@ -76,5 +112,15 @@ mod tests {
         let v = seen.into_inner().unwrap();
         assert_eq!(v.len(), 4);
         assert!(v[0].contains("total: Some(3)") && v[2].contains("hi"));
+        assert!(!p.stopped() && p.check_stop().is_ok());
+    }
+
+    #[test]
+    fn a_set_stop_flag_is_seen() {
+        let s = Stoppable::default();
+        assert!(!s.stopped());
+        s.stop.store(true, Ordering::Relaxed);
+        assert!(s.stopped());
+        assert!(matches!(s.check_stop(), Err(crate::Error::Interrupted)));
     }
 }

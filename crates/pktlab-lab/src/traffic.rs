@@ -242,6 +242,7 @@ pub fn zipf(a: &ZipfConfig, p: &dyn Progress) -> Result<ZipfResult> {
         ));
         rates.push(r);
         p.set(run as u64 + 1);
+        p.check_stop()?;
     }
     let msps = median(&mut rates);
     // Batched sampling (ZipfTable::fill: slot prefetch 16 samples ahead) into a 4096 buffer.
@@ -264,6 +265,7 @@ pub fn zipf(a: &ZipfConfig, p: &dyn Progress) -> Result<ZipfResult> {
         ));
         rates.push(r);
         p.set((runs + run) as u64 + 1);
+        p.check_stop()?;
     }
     let batch_msps = median(&mut rates);
     let mut baseline = None;
@@ -290,6 +292,7 @@ pub fn zipf(a: &ZipfConfig, p: &dyn Progress) -> Result<ZipfResult> {
             ));
             rates.push(r);
             p.set((2 * runs + run) as u64 + 1);
+            p.check_stop()?;
         }
         let b = median(&mut rates);
         baseline = Some(Baseline {
@@ -409,6 +412,7 @@ pub fn zipf_error_sweep(cfg: &ZipfErrorConfig, p: &dyn Progress) -> Result<ZipfE
                     stats: MergeStats::of(m, &t),
                 });
                 p.set(points.len() as u64);
+                p.check_stop()?;
             }
         }
     }

@@ -3,10 +3,9 @@
 //! runner (the package's Ray backend) can run one job per task and collect exactly the
 //! result of the threaded `pktlab aqm study`.
 
-use crate::{config, py_err, to_py};
+use crate::{config, py_err, run_interruptible, to_py};
 use numpy::{IntoPyArray, PyArrayMethods};
 use pktlab_lab::aqm::{sim, write_study, AqmSimConfig, Study, StudyConfig, StudyPlan, StudyRun};
-use pktlab_lab::Silent;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use pythonize::depythonize;
@@ -22,7 +21,7 @@ use pythonize::depythonize;
 fn aqm_sim(py: Python<'_>, config: &Bound<'_, PyAny>, series: bool) -> PyResult<Py<PyAny>> {
     let mut c: AqmSimConfig = self::config(Some(config))?;
     c.keep_series = series;
-    let mut r = py.detach(|| sim(&c, &Silent)).map_err(py_err)?;
+    let mut r = run_interruptible(py, |p| sim(&c, p))?;
     let out = to_py(py, &r)?;
     let runs = out.bind(py).get_item("runs")?;
     for (i, run) in r.runs.iter_mut().enumerate() {
@@ -60,7 +59,7 @@ fn aqm_study_jobs(py: Python<'_>, config: &Bound<'_, PyAny>) -> PyResult<usize> 
 #[pyfunction]
 fn aqm_study_run(py: Python<'_>, config: &Bound<'_, PyAny>, k: usize) -> PyResult<Py<PyAny>> {
     let p = plan(py, config)?;
-    let r = py.detach(|| p.run(k)).map_err(py_err)?;
+    let r = crate::interruptible(py, |s| p.run_until_stopped(k, &s.stop))?.map_err(py_err)?;
     to_py(py, &r)
 }
 

@@ -1,12 +1,12 @@
 //! Flow-cache simulation (paper 000) on traces handed over from Python: NumPy arrays of flow
 //! keys become a [`MemoryTrace`] that `pktlab_lab::cache::{sim, sweep}` stream like a capture.
 
-use crate::{config, py_err, to_py};
+use crate::{config, run_interruptible, to_py};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pktlab::flowcache::source::MemoryTrace;
 use pktlab::net::FlowKey;
 use pktlab_lab::cache::{sim, sweep, CacheSimConfig, CacheSweepConfig, TraceSpec};
-use pktlab_lab::{Progress, Silent};
+use pktlab_lab::Progress;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use std::sync::Arc;
@@ -107,7 +107,7 @@ where
     if let Some(k) = keys {
         spec(&mut c).memory = Some(memory_trace(py, k, ts_ns, interval_ns)?);
     }
-    let r = py.detach(|| f(&c, &Silent)).map_err(py_err)?;
+    let r = run_interruptible(py, |p| f(&c, p))?;
     to_py(py, &r)
 }
 

@@ -2,7 +2,7 @@
 //! `pktlab` Python package (`python/pktlab`).
 //!
 //! A thin layer: every experiment is the `pktlab_lab` function the CLI calls, run with the
-//! GIL released; configurations come in as dicts (deserialised into the lab's config structs
+//! GIL released and interruptible by Ctrl-C ([`interruptible`]); configurations come in as dicts (deserialised into the lab's config structs
 //! with `pythonize`, missing keys taking the CLI's defaults) and results go out as the dicts
 //! of the lab's result structs (the CLI's `--json`), with bulk data as NumPy arrays. Errors
 //! are the lab's one-line messages, raised as `ValueError` (bad parameter or input) or
@@ -16,12 +16,15 @@
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 use pktlab::io::IoError;
-use pktlab_lab::{self as lab, Error, Silent};
-use pyo3::exceptions::{PyOSError, PyValueError};
+use pktlab_lab::{self as lab, Error, Progress, Stoppable};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pythonize::{depythonize, pythonize};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use std::sync::atomic::Ordering;
+use std::sync::{Condvar, Mutex};
+use std::time::Duration;
 
 mod aqm;
 mod cache;
@@ -32,8 +35,88 @@ mod traffic;
 pub(crate) fn py_err(e: Error) -> PyErr {
     match &e {
         Error::Output { .. } | Error::Io(IoError::Open { .. }) => PyOSError::new_err(e.to_string()),
+        Error::Interrupted => PyKeyboardInterrupt::new_err("interrupted"),
         _ => PyValueError::new_err(e.to_string()),
     }
+}
+
+/// How often [`interruptible`] runs Python's signal handlers while the work runs.
+const SIGNAL_POLL: Duration = Duration::from_millis(100);
+
+/// "The work is over" (set by the worker thread, even when it panics), with a condition
+/// variable so that the waiting thread wakes at once.
+#[derive(Default)]
+struct Done {
+    flag: Mutex<bool>,
+    cv: Condvar,
+}
+
+impl Done {
+    /// Waits up to `t`; true once the work is over.
+    fn wait(&self, t: Duration) -> bool {
+        let g = self.flag.lock().unwrap_or_else(|e| e.into_inner());
+        let (g, _) = self
+            .cv
+            .wait_timeout_while(g, t, |over| !*over)
+            .unwrap_or_else(|e| e.into_inner());
+        *g
+    }
+}
+
+/// Sets [`Done`] when dropped: at the end of the work or while a panic unwinds it.
+struct SetOnDrop<'a>(&'a Done);
+
+impl Drop for SetOnDrop<'_> {
+    fn drop(&mut self) {
+        *self.0.flag.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.0.cv.notify_all();
+    }
+}
+
+/// Runs `f` with the GIL released on a scoped thread while the calling thread runs Python's
+/// signal handlers every [`SIGNAL_POLL`]. When a handler raises (`KeyboardInterrupt` on
+/// Ctrl-C), the stop flag of the [`Stoppable`] that `f` receives is set — the experiments'
+/// long loops read it between chunks of work (a few milliseconds apart) and return
+/// [`Error::Interrupted`] — and, once `f` has returned, the handler's exception is raised
+/// instead of `f`'s result. Work that does not read the flag (a table being loaded) runs to
+/// its end first.
+pub(crate) fn interruptible<T: Send>(
+    py: Python<'_>,
+    f: impl FnOnce(&Stoppable) -> T + Send,
+) -> PyResult<T> {
+    let stop = Stoppable::default();
+    let done = Done::default();
+    let (r, raised) = std::thread::scope(|sc| {
+        let (stop, done) = (&stop, &done);
+        let h = sc.spawn(move || {
+            let _over = SetOnDrop(done);
+            f(stop)
+        });
+        let mut raised = None;
+        while !py.detach(|| done.wait(SIGNAL_POLL)) {
+            if raised.is_none() {
+                if let Err(e) = py.check_signals() {
+                    stop.stop.store(true, Ordering::Relaxed);
+                    raised = Some(e);
+                }
+            }
+        }
+        (h.join(), raised)
+    });
+    let r = r.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    match raised {
+        Some(e) => Err(e),
+        None => Ok(r),
+    }
+}
+
+/// [`interruptible`] for a lab experiment: `f` receives the progress sink that carries the
+/// stop flag; the lab's errors become Python exceptions.
+pub(crate) fn run_interruptible<T: Send>(
+    py: Python<'_>,
+    f: impl FnOnce(&dyn Progress) -> lab::Result<T> + Send,
+) -> PyResult<T> {
+    interruptible(py, |s| f(s))?.map_err(py_err)
 }
 
 /// Deserialises a configuration dict (or `None`: all defaults) into a lab config struct.
@@ -61,7 +144,7 @@ where
     R: Serialize + Send,
 {
     let c: C = config(cfg)?;
-    let r = py.detach(|| f(&c, &Silent)).map_err(py_err)?;
+    let r = run_interruptible(py, |p| f(&c, p))?;
     to_py(py, &r)
 }
 

@@ -11,9 +11,17 @@ use pktlab_lab::Silent;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Addresses per `lookup_batch` call (the CLI benchmark's default batch).
 const BATCH: usize = 256;
+
+/// Lookups above which `lookup` runs interruptibly (on its own thread, Ctrl-C polled);
+/// fewer take under ~0.1 s and run directly.
+const INTERRUPTIBLE: usize = 1 << 20;
+
+/// Batches between two reads of the stop flag in [`lookup_all`] (16,384 lookups).
+const STOP_POLL_BATCHES: usize = 64;
 
 enum Table {
     V4(Box<dyn LpmTrait<u32>>),
@@ -66,11 +74,19 @@ fn from_routes<A: Address>(t: &mut dyn LpmTrait<A>, routes: &[(String, u64)]) ->
 }
 
 /// Looks up `n` addresses, `fill(start, buf)` writing addresses `start..start + buf.len()`,
-/// into `out`, batch by batch.
-fn lookup_all<A: Address>(t: &dyn LpmTrait<A>, out: &mut [u32], fill: impl Fn(usize, &mut [A])) {
+/// into `out`, batch by batch, until done or `stop` is set (false then).
+fn lookup_all<A: Address>(
+    t: &dyn LpmTrait<A>,
+    out: &mut [u32],
+    stop: &AtomicBool,
+    fill: impl Fn(usize, &mut [A]),
+) -> bool {
     let mut addrs = [A::ZERO; BATCH];
     let mut nhs = [None; BATCH];
     for (c, o) in out.chunks_mut(BATCH).enumerate() {
+        if c % STOP_POLL_BATCHES == 0 && stop.load(Ordering::Relaxed) {
+            return false;
+        }
         let k = o.len();
         fill(c * BATCH, &mut addrs[..k]);
         t.lookup_batch(&addrs[..k], &mut nhs[..k]);
@@ -78,6 +94,7 @@ fn lookup_all<A: Address>(t: &dyn LpmTrait<A>, out: &mut [u32], fill: impl Fn(us
             *y = NextHop::raw(*x);
         }
     }
+    true
 }
 
 impl Lpm {
@@ -118,8 +135,8 @@ impl Lpm {
         }
         if path.is_some() {
             let fam = self::family_of(py, &spec)?;
-            return py
-                .detach(|| -> pktlab_lab::Result<Lpm> {
+            // Loading does not read the stop flag: Ctrl-C is raised once the table is built.
+            return crate::interruptible(py, |_| -> pktlab_lab::Result<Lpm> {
                     Ok(if fam == "v4" {
                         let l = load::<u32>(&spec, &Silent)?;
                         let mut t = a.make::<u32>();
@@ -137,15 +154,16 @@ impl Lpm {
                             info: Some(l.info),
                         }
                     })
-                })
-                .map_err(py_err);
+            })?
+            .map_err(py_err);
         }
         let rs: Vec<(String, u64)> = match routes {
             Some(r) => r
                 .try_iter()?
                 .enumerate()
                 .map(|(i, x)| {
-                    x.and_then(|x| x.extract::<(String, u64)>()).map_err(|_| {
+                    // An exception of the iterable itself (a generator's) is raised as is.
+                    x?.extract::<(String, u64)>().map_err(|_| {
                         bad(format!(
                             "routes[{i}]: expected a (prefix_str, next_hop) pair"
                         ))
@@ -249,17 +267,23 @@ impl Lpm {
             let o = w
                 .as_slice_mut()
                 .map_err(|_| bad("lookup: out must be contiguous"))?;
-            py.detach(|| match &self.table {
-                Table::V4(t) => {
-                    lookup_all(t.as_ref(), o, |i, b| b.copy_from_slice(&v4[i..i + b.len()]))
-                }
-                Table::V6(t) => lookup_all(t.as_ref(), o, |i, b| {
+            let table = &self.table;
+            let mut run = |stop: &AtomicBool| match table {
+                Table::V4(t) => lookup_all(t.as_ref(), o, stop, |i, b| {
+                    b.copy_from_slice(&v4[i..i + b.len()])
+                }),
+                Table::V6(t) => lookup_all(t.as_ref(), o, stop, |i, b| {
                     for (j, x) in b.iter_mut().enumerate() {
                         let k = 2 * (i + j);
                         *x = ((s[k] as u128) << 64) | s[k + 1] as u128;
                     }
                 }),
-            });
+            };
+            if n > INTERRUPTIBLE {
+                crate::interruptible(py, |s| run(&s.stop))?;
+            } else {
+                py.detach(|| run(&AtomicBool::new(false)));
+            }
         }
         Ok(arr)
     }

@@ -150,6 +150,7 @@ pub fn bench(a: &AqmBenchConfig, p: &dyn Progress) -> Result<AqmBenchResult> {
                 drop_fraction: drops_total as f64 / a.packets as f64,
             });
             p.set(rows.len() as u64);
+            p.check_stop()?;
         }
     }
     p.finish();

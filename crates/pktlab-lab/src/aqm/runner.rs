@@ -6,11 +6,11 @@
 //! the wall times).
 
 use super::{Error, Progress, Result, RunConfigInfo};
-use pktlab::netsim::scenarios::dumbbell::{run, DumbbellConfig, DumbbellResult};
+use pktlab::netsim::scenarios::dumbbell::{run_until_stopped, DumbbellConfig, DumbbellResult};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 /// A sweep's result: its setting, the points aggregated over seeds (`R`) and every run (`U`).
@@ -168,6 +168,11 @@ pub trait Study: Sync {
 
     /// Runs job `k` (0-based, `k < len()`).
     fn run(&self, k: usize) -> Result<Self::Run> {
+        self.run_until_stopped(k, &AtomicBool::new(false))
+    }
+
+    /// [`Study::run`] that ends with [`Error::Interrupted`] once `stop` is set.
+    fn run_until_stopped(&self, k: usize, stop: &AtomicBool) -> Result<Self::Run> {
         let job = self.jobs().list.get(k).ok_or_else(|| {
             Error::param(format!(
                 "study job {k} out of range (the study has {} runs)",
@@ -175,7 +180,7 @@ pub trait Study: Sync {
             ))
         })?;
         let t = Instant::now();
-        let r = run(&job.config).map_err(|e| Error::Param(e.to_string()))?;
+        let r = run_until_stopped(&job.config, stop)?;
         Ok(self.summarize(job, &r, t.elapsed().as_secs_f64()))
     }
 }
@@ -225,11 +230,14 @@ pub fn run_local<S: Study>(
     let done = AtomicUsize::new(0);
     let t0 = Instant::now();
     p.start(&format!("{name} runs"), Some(study.len() as u64));
+    let never = AtomicBool::new(false);
+    let stop = p.stop_flag().unwrap_or(&never);
     let runs = pool.install(|| {
         (0..study.len())
             .into_par_iter()
             .map(|k| {
-                let r = study.run(k)?;
+                p.check_stop()?;
+                let r = study.run_until_stopped(k, stop)?;
                 let k = done.fetch_add(1, Ordering::Relaxed) + 1;
                 p.set(k as u64);
                 Ok(r)

@@ -3,7 +3,8 @@
 use super::*;
 use super::{check, Error, Progress, Result};
 use pktlab::aqm::{AqmParamSet, AqmSpec, RedParams};
-use pktlab::netsim::scenarios::dumbbell::{run, DumbbellConfig, DumbbellResult};
+use pktlab::netsim::scenarios::dumbbell::{run_until_stopped, DumbbellConfig, DumbbellResult};
+use std::sync::atomic::AtomicBool;
 use pktlab::netsim::secs;
 use pktlab::netsim::tcp::{TcpConfig, VegasLoss};
 use serde::{Deserialize, Serialize};
@@ -344,7 +345,8 @@ pub fn sim(cfg: &AqmSimConfig, p: &dyn Progress) -> Result<AqmSimResult> {
         ));
         p.start(&format!("aqm sim {name}"), None);
         let t0 = Instant::now();
-        let r = run(&dc).map_err(|e| Error::Param(e.to_string()))?;
+        let never = AtomicBool::new(false);
+        let r = run_until_stopped(&dc, p.stop_flag().unwrap_or(&never))?;
         let wall = t0.elapsed().as_secs_f64();
         p.finish();
         p.note(&format!(

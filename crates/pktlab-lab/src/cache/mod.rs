@@ -456,6 +456,7 @@ fn drive(
         }
         off += buf.len();
         p.set(off as u64);
+        p.check_stop()?;
     }
     p.finish();
     let rep = s.report();
@@ -468,10 +469,29 @@ fn drive(
             rep.path, rep.skipped
         ));
     }
-    if rep.packets == 0 {
-        return Err(Error::param(format!("{}: no IP packets", rep.path)));
-    }
+    require_packets(&rep)?;
     Ok(rep)
+}
+
+/// The rule for empty inputs, the same in every command that reads packets: a trace that
+/// delivers no packet is an error naming the file (`no packets in FILE`, with the count of
+/// records skipped as non-IP or unparsable if any), never an empty result.
+pub fn require_packets(rep: &SourceReport) -> Result<()> {
+    if rep.packets > 0 {
+        return Ok(());
+    }
+    Err(Error::Empty {
+        what: "packets".into(),
+        path: rep.path.clone(),
+        detail: if rep.skipped > 0 {
+            format!(
+                " ({} non-IP or unparsable records skipped)",
+                rep.skipped
+            )
+        } else {
+            String::new()
+        },
+    })
 }
 
 /// Ways for policy `p` at `entries` entries: `ways` (`usize::MAX` = fully associative) or the
@@ -576,6 +596,7 @@ pub fn trace_stats(t: &TraceSpec, p: &dyn Progress) -> Result<TraceStats> {
     let mut len: Vec<u32> = Vec::new();
     let (mut first, mut last) = (u64::MAX, 0u64);
     while s.fill(&mut buf, 1 << 16) {
+        p.check_stop()?;
         for pk in &buf {
             let f = pk.flow as usize;
             if f >= len.len() {
@@ -590,6 +611,7 @@ pub fn trace_stats(t: &TraceSpec, p: &dyn Progress) -> Result<TraceStats> {
     if let Some(t) = &rep.truncated {
         p.note(&format!("warning: {t}"));
     }
+    require_packets(&rep)?;
     let flows = len.len() as f64;
     let pk = rep.packets as f64;
     let mut cdf = Vec::new();
@@ -665,12 +687,23 @@ pub fn convert(cfg: &ConvertConfig, p: &dyn Progress) -> Result<ConvertResult> {
         }
         .into()
     });
+    if !matches!(fmt.as_str(), "compact" | "pcap" | "oracle") {
+        return Err(Error::param(format!(
+            "--format {fmt}: expected compact, pcap or oracle"
+        )));
+    }
     let name = cfg.out.display().to_string();
+    let mut s = src.open()?;
+    let mut buf = Vec::with_capacity(1 << 16);
+    // The first chunk is read before the output is created: an input without packets is an
+    // error that leaves no file behind.
+    let mut more = s.fill(&mut buf, 1 << 16);
+    if !more {
+        require_packets(&s.report())?;
+    }
     let f =
         std::fs::File::create(&cfg.out).map_err(|e| Error::output(&name, "cannot create", e))?;
     let w = std::io::BufWriter::with_capacity(1 << 20, f);
-    let mut s = src.open()?;
-    let mut buf = Vec::with_capacity(1 << 16);
     let io = |e: std::io::Error| Error::output(&name, "write error", e);
     let key = |s: &pktlab::flowcache::source::TraceStream, id: u32| {
         s.key(id)
@@ -680,20 +713,22 @@ pub fn convert(cfg: &ConvertConfig, p: &dyn Progress) -> Result<ConvertResult> {
     match fmt.as_str() {
         "compact" => {
             let mut cw = CompactWriter::new(w).map_err(io)?;
-            while s.fill(&mut buf, 1 << 16) {
+            while more {
                 for pk in &buf {
                     cw.write(pk.ts_ns, pk.flow, &key(&s, pk.flow)?)
                         .map_err(io)?;
                 }
+                more = s.fill(&mut buf, 1 << 16);
             }
             cw.finish().map_err(io)?;
         }
         "pcap" => {
             let mut pw = PcapExport::new(w).map_err(io)?;
-            while s.fill(&mut buf, 1 << 16) {
+            while more {
                 for pk in &buf {
                     pw.write(pk.ts_ns, &key(&s, pk.flow)?).map_err(io)?;
                 }
+                more = s.fill(&mut buf, 1 << 16);
             }
             pw.finish().map_err(io)?;
         }
@@ -702,7 +737,7 @@ pub fn convert(cfg: &ConvertConfig, p: &dyn Progress) -> Result<ConvertResult> {
             // u32 timestamp (s), u64 object id, u32 size, i64 next access (-1: unknown).
             let mut w = w;
             use std::io::Write;
-            while s.fill(&mut buf, 1 << 16) {
+            while more {
                 for pk in &buf {
                     let mut r = [0u8; 24];
                     r[0..4].copy_from_slice(&((pk.ts_ns / 1_000_000_000) as u32).to_le_bytes());
@@ -711,6 +746,7 @@ pub fn convert(cfg: &ConvertConfig, p: &dyn Progress) -> Result<ConvertResult> {
                     r[16..24].copy_from_slice(&(-1i64).to_le_bytes());
                     w.write_all(&r).map_err(io)?;
                 }
+                more = s.fill(&mut buf, 1 << 16);
             }
             w.flush().map_err(io)?;
         }

@@ -485,6 +485,7 @@ fn bench_family<A: Address>(cfg: &BenchConfig, p: &dyn Progress) -> Result<Bench
             p.note(&format!("{algo} round {}: {:.2} Mlps", run + 1, r.mlps));
             timed[i].push(r);
             p.set((run * built.len() + i) as u64 + 1);
+            p.check_stop()?;
         }
     }
     p.finish();

@@ -252,6 +252,18 @@ fn load_updates<A: Address>(
     if let Some(s) = report.summary() {
         p.note(&s);
     }
+    if ups.is_empty() {
+        // The rule for empty inputs (see `cache::require_packets`).
+        return Err(Error::Empty {
+            what: format!("{} update events", A::FAMILY.as_str()),
+            path: path.display().to_string(),
+            detail: match (report.skipped, report.other_family) {
+                (0, 0) => String::new(),
+                (s, 0) => format!(" ({s} lines skipped)"),
+                (s, o) => format!(" ({s} lines skipped, {o} of the other family)"),
+            },
+        });
+    }
     p.note(&format!("{}: {} update events", path.display(), ups.len()));
     Ok((ups, report.skipped))
 }

@@ -172,6 +172,7 @@ fn verify_family<A: Address>(cfg: &VerifyConfig, p: &dyn Progress) -> Result<Ver
     let mut per_algo = Vec::new();
     let (mut checked, mut mismatches) = (0u64, 0u64);
     for algo in algos {
+        p.check_stop()?;
         p.start(&format!("verify {algo}"), None);
         let (mut t, build_s) = build(algo, &table.routes);
         let mut tally = Tally {
@@ -210,6 +211,7 @@ fn verify_family<A: Address>(cfg: &VerifyConfig, p: &dyn Progress) -> Result<Ver
                 );
                 let w = oracle_answers(&o, &a);
                 check(&*t, &a, &w, &mut tally);
+                p.check_stop()?;
             }
             // Final full check on the updated table.
             let mut a: Vec<A> = (0..cfg.samples).map(|_| random_addr(&mut rng)).collect();

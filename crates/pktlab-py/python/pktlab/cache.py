@@ -15,24 +15,55 @@ from . import _pktlab
 from ._config import build
 
 
+def _integers(a: np.ndarray, what: str) -> np.ndarray:
+    """``a`` as contiguous ``uint64`` if its dtype is an integer one (signed values are taken
+    modulo 2^64, as opaque keys); floats, NaN, booleans and objects are refused."""
+    if a.dtype == object or not np.issubdtype(a.dtype, np.integer):
+        raise TypeError(f"{what}: expected integers, got dtype {a.dtype}")
+    return np.ascontiguousarray(a.astype(np.uint64, copy=False))
+
+
+def _keys(a: np.ndarray) -> np.ndarray:
+    """A key array checked: integer, 1-D (flow keys) or (n, 5) (5-tuples)."""
+    if not (a.ndim == 1 or (a.ndim == 2 and a.shape[1] == 5)):
+        raise ValueError(
+            "trace: expected a 1-D array of flow keys or an (n, 5) array of 5-tuples "
+            f"(src, dst, sport, dport, proto), got shape {a.shape}"
+        )
+    return _integers(a, "trace")
+
+
 def _trace(trace) -> Tuple[Optional[str], Optional[np.ndarray]]:
     if isinstance(trace, (str, os.PathLike)):
         return os.fspath(trace), None
     if isinstance(trace, np.ndarray):
-        if trace.ndim == 2:
-            return None, np.ascontiguousarray(trace, dtype=np.uint64)
-        return None, np.ascontiguousarray(trace.astype(np.uint64, copy=False).ravel())
+        return None, _keys(trace)
     try:
-        items = list(trace)
+        it = iter(trace)
     except TypeError:
-        raise ValueError(
+        raise TypeError(
             f"trace: expected a path, a NumPy array or an iterator of flow keys, got {type(trace).__name__}"
         ) from None
+    items = list(it)  # an exception of the iterator itself (a generator's) propagates as is
     if not items:
         raise ValueError("trace: no packets")
-    if isinstance(items[0], (tuple, list)):
-        return None, np.array(items, dtype=np.uint64).reshape(len(items), -1)
-    return None, np.fromiter(items, dtype=np.uint64, count=len(items))
+    return None, _from_items(items)
+
+
+def _from_items(items) -> np.ndarray:
+    """Flow keys (ints) or 5-tuples (sequences of 5 ints) as a checked ``uint64`` array."""
+    rows = isinstance(items[0], (tuple, list))
+    for i, x in enumerate(items):
+        vals = x if rows else (x,)
+        if rows and (not isinstance(x, (tuple, list)) or len(x) != 5):
+            raise ValueError(f"trace: packet {i}: expected a 5-tuple (src, dst, sport, dport, proto), got {x!r}")
+        for v in vals:
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+                raise TypeError(f"trace: packet {i}: expected integers, got {type(v).__name__} {v!r}")
+    try:
+        return np.array(items, dtype=np.uint64)
+    except OverflowError:
+        raise ValueError("trace: flow keys must be in 0..2^64-1") from None
 
 
 def _call(name: str, trace, timing: bool, timestamps, interval_ns: int, policy, kw) -> Dict[str, Any]:
@@ -42,7 +73,12 @@ def _call(name: str, trace, timing: bool, timestamps, interval_ns: int, policy, 
     if path is not None:
         kw["trace"] = path
     cfg = build(name, policy=policy, no_timing=not timing, **kw)
-    ts = None if timestamps is None else np.ascontiguousarray(timestamps, dtype=np.uint64)
+    ts = None
+    if timestamps is not None:
+        ts = np.asarray(timestamps)
+        if ts.ndim != 1:
+            raise ValueError(f"timestamps: expected a 1-D array, got shape {ts.shape}")
+        ts = _integers(ts, "timestamps")
     if ts is not None and keys is None:
         raise ValueError("timestamps: only for in-memory traces (a NumPy array or an iterator)")
     return _pktlab.cache_run(name.split(".")[1], cfg, keys, ts, interval_ns)

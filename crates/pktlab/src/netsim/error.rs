@@ -3,7 +3,7 @@
 
 use crate::aqm::AqmError;
 
-/// Why a simulation could not be set up. `Display` is one line.
+/// Why a simulation could not be set up or did not finish. `Display` is one line.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum NetsimError {
     /// A parameter out of range; the message names the component and the parameter.
@@ -12,6 +12,9 @@ pub enum NetsimError {
     /// The bottleneck's queueing discipline was refused.
     #[error(transparent)]
     Aqm(#[from] AqmError),
+    /// The caller's stop flag ended the run early (`run_until_stopped`).
+    #[error("interrupted")]
+    Stopped,
 }
 
 impl From<String> for NetsimError {

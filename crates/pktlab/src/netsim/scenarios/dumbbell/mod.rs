@@ -16,7 +16,7 @@ mod run;
 #[cfg(test)]
 mod tests;
 
-pub use run::run;
+pub use run::{run, run_until_stopped};
 
 use crate::aqm::AqmSpec;
 use crate::netsim::tcp::TcpConfig;

@@ -10,6 +10,7 @@ use crate::netsim::udp::CbrSource;
 use crate::netsim::NetsimError;
 use crate::netsim::{tx_time, Packet, PktKind, Time, MS, SEC};
 use crate::util::splitmix64;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Ev {
@@ -110,6 +111,19 @@ struct Flow {
 
 /// Runs the dumbbell.
 pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, NetsimError> {
+    run_until_stopped(cfg, &AtomicBool::new(false))
+}
+
+/// Events between two reads of the stop flag of [`run_until_stopped`] (a few ms of simulation).
+const STOP_POLL_EVENTS: u64 = 1 << 16;
+
+/// [`run`] that ends early with [`NetsimError::Stopped`] once `stop` is set (read every
+/// 65,536 events, a few milliseconds): how a caller interrupts a long simulation (Python's
+/// Ctrl-C) without killing the process.
+pub fn run_until_stopped(
+    cfg: &DumbbellConfig,
+    stop: &AtomicBool,
+) -> Result<DumbbellResult, NetsimError> {
     cfg.validate()?;
     let n = cfg.tcp_flows() + cfg.udp;
     let mut rng = SimRng::new(cfg.seed);
@@ -252,6 +266,9 @@ pub fn run(cfg: &DumbbellConfig) -> Result<DumbbellResult, NetsimError> {
     }
 
     while let Some((now, e)) = ev.pop_until(cfg.duration) {
+        if ev.events() % STOP_POLL_EVENTS == 0 && stop.load(Ordering::Relaxed) {
+            return Err(NetsimError::Stopped);
+        }
         match e {
             Ev::AccessDone(i) => flows[i as usize].up.done(&mut ev, now),
             Ev::AtRouter(p) => {

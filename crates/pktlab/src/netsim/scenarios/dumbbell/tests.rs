@@ -294,3 +294,27 @@ fn ns3_order_schedules_router_arrivals_when_serialisation_starts() {
         vec![(t + tau, 0, 0), (2 * t + tau, 1, 0), (2 * t + tau, 0, 1)]
     );
 }
+
+#[test]
+fn a_set_stop_flag_ends_a_run_of_any_length() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::{Duration, Instant};
+    // 10^6 simulated seconds: hours of wall time if the flag were not read.
+    let mut c = one_flow(FlowKind::Reno, 600);
+    c.duration = 1_000_000 * SEC;
+    let stop = AtomicBool::new(false);
+    let t0 = Instant::now();
+    let r = std::thread::scope(|s| {
+        let h = s.spawn(|| run_until_stopped(&c, &stop));
+        std::thread::sleep(Duration::from_millis(200));
+        stop.store(true, Ordering::Relaxed);
+        h.join().unwrap()
+    });
+    assert!(matches!(r, Err(crate::netsim::NetsimError::Stopped)), "{r:?}");
+    assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+    // An unset flag changes nothing.
+    let short = one_flow(FlowKind::Reno, 600);
+    let a = run(&short).unwrap();
+    let b = run_until_stopped(&short, &AtomicBool::new(false)).unwrap();
+    assert_eq!((a.events, a.flows[0].sent), (b.events, b.flows[0].sent));
+}
