@@ -82,6 +82,10 @@ pub struct RouterArgs {
     /// PIT lifetime (ms) of Interests that carry no InterestLifetime.
     #[arg(long, default_value_t = 4000)]
     lifetime_ms: u64,
+    /// Faces (UDP peers, next hops included) per worker; beyond, a new peer evicts an idle
+    /// face (nothing pending) or is dropped.
+    #[arg(long, default_value = "4096", value_parser = parse_size)]
+    max_faces: u64,
     /// Datagrams per recvmmsg/sendmmsg.
     #[arg(long, default_value_t = 64)]
     batch: usize,
@@ -200,6 +204,7 @@ pub fn router(a: RouterArgs) -> Result<i32> {
         pit_per_face: 0,
         pit_per_route: 0,
         face_idle_ms: 10_000,
+        max_faces: usize::try_from(a.max_faces).unwrap_or(usize::MAX),
         batch: a.batch,
         duration: a.common.duration,
         seed: 1,

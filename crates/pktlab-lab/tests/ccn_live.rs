@@ -207,6 +207,7 @@ fn face_flood_does_not_lock_out_consumers() {
     };
     let rcfg = RouterConfig {
         listen: lo(),
+        max_faces: 64,
         ..Default::default()
     };
     let (c, r, _) = with_router(pcfg, rcfg, |raddr| {
@@ -223,7 +224,64 @@ fn face_flood_does_not_lock_out_consumers() {
     assert_eq!(c.timeouts, 0, "{c:?}");
     assert!(r.stats.face_evicted >= 7, "{r:?}");
     assert_eq!(r.stats.face_overflow, 0, "{r:?}");
-    assert!(r.stats.faces <= pktlab::ccn::live::router::MAX_FACES as u64);
+    assert!(r.stats.faces <= 64, "{r:?}");
+}
+
+/// More downstream faces with Interests pending at once than the old 64-bit face mask held:
+/// every one gets a face and its Data.
+#[test]
+fn two_hundred_faces_with_pending_interests_are_all_served() {
+    let pcfg = ProducerConfig {
+        listen: lo(),
+        payload: 10,
+        ..Default::default()
+    };
+    let rcfg = RouterConfig {
+        listen: lo(),
+        ..Default::default()
+    };
+    let n = 200usize;
+    let (got, r, _) = with_router(pcfg, rcfg, |raddr| {
+        let (mut name, mut pkt) = (Vec::new(), Vec::new());
+        let socks: Vec<UdpSocket> = (0..n).map(|_| UdpSocket::bind(lo()).unwrap()).collect();
+        // Every peer asks for the same name first (one PIT entry, 200 downstream faces), then
+        // for a name of its own.
+        // Paced a little so that the router's receive buffer never overflows.
+        let pace = |k: usize| {
+            if k % 50 == 49 {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        };
+        for (k, s) in socks.iter().enumerate() {
+            tlv::name_from_uri_in("/cefore/shared/0", Dialect::V012, &mut name);
+            tlv::build_interest(&mut pkt, &name, 8);
+            s.send_to(&pkt, raddr).unwrap();
+            pace(k);
+        }
+        for (k, s) in socks.iter().enumerate() {
+            tlv::name_from_uri_in(&format!("/cefore/own/{k}"), Dialect::V012, &mut name);
+            tlv::build_interest(&mut pkt, &name, 8);
+            s.send_to(&pkt, raddr).unwrap();
+            pace(k);
+        }
+        let mut buf = [0u8; 2048];
+        let mut got = 0usize;
+        for s in &socks {
+            s.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+            for _ in 0..2 {
+                if let Ok((len, _)) = s.recv_from(&mut buf) {
+                    if tlv::parse(&buf[..len]).is_ok() {
+                        got += 1;
+                    }
+                }
+            }
+        }
+        got
+    });
+    eprintln!("router {r:?}");
+    assert_eq!(r.stats.face_overflow, 0, "{r:?}");
+    assert_eq!(r.stats.faces as usize, n + 1, "{r:?}"); // + the producer's face
+    assert_eq!(got, 2 * n, "{r:?}");
 }
 
 /// A flood of Interests for distinct names under a prefix whose next hop never answers must not

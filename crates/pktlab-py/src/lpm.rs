@@ -7,7 +7,6 @@ use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUnty
 use pktlab::lpm::Lpm as LpmTrait;
 use pktlab::net::{Address, NextHop, Prefix};
 use pktlab_lab::lpm::{algos, family, load, TableInfo, TableSpec};
-use pktlab_lab::Silent;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -135,10 +134,10 @@ impl Lpm {
         }
         if path.is_some() {
             let fam = self::family_of(py, &spec)?;
-            // Loading does not read the stop flag: Ctrl-C is raised once the table is built.
-            return crate::interruptible(py, |_| -> pktlab_lab::Result<Lpm> {
+            // Reading a table does not poll the stop flag: Ctrl-C is raised once it is built.
+            return crate::interruptible(py, |s| -> pktlab_lab::Result<Lpm> {
                     Ok(if fam == "v4" {
-                        let l = load::<u32>(&spec, &Silent)?;
+                        let l = load::<u32>(&spec, s)?;
                         let mut t = a.make::<u32>();
                         t.build(&l.routes);
                         Lpm {
@@ -146,7 +145,7 @@ impl Lpm {
                             info: Some(l.info),
                         }
                     } else {
-                        let l = load::<u128>(&spec, &Silent)?;
+                        let l = load::<u128>(&spec, s)?;
                         let mut t = a.make::<u128>();
                         t.build(&l.routes);
                         Lpm {

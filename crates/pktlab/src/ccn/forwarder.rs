@@ -2,7 +2,8 @@
 //! CS lookup (hit: answer with the cached Data) → PIT (aggregate or record) → FIB → producer;
 //! Data → PIT (consume, send to every recorded face) → CS insert. The CS keeps Data packets in a
 //! fixed arena of `capacity × slot_bytes`, so steady-state forwarding allocates nothing.
-//! Faces are small integers (< 64); sending is a caller-supplied closure.
+//! Faces are integers below [`NO_FACE`](super::pit::NO_FACE); sending is a caller-supplied
+//! closure.
 
 use super::cs::ContentStore;
 use super::fib::Fib;
@@ -61,6 +62,8 @@ pub struct Forwarder<C: ContentStore> {
     fib: Fib,
     hashes: [u64; MAX_SEGMENTS],
     lifetime_ticks_per_ms: u64,
+    /// The downstream faces of the entry a Data packet satisfies (reused).
+    out_faces: Vec<u16>,
     /// Counters since construction.
     pub counters: FwdCounters,
 }
@@ -79,6 +82,7 @@ impl<C: ContentStore> Forwarder<C> {
             fib,
             hashes: [0; MAX_SEGMENTS],
             lifetime_ticks_per_ms: 0,
+            out_faces: Vec::new(),
             counters: FwdCounters::default(),
         }
     }
@@ -180,17 +184,14 @@ impl<C: ContentStore> Forwarder<C> {
             }
             Kind::Data => {
                 self.counters.data += 1;
-                let Some(mut faces) = self.pit.satisfy(key, now) else {
+                if !self.pit.satisfy(key, now, &mut self.out_faces) {
                     self.counters.dropped += 1;
                     return Ok(Action::Unsolicited);
-                };
-                let mut k = 0;
-                while faces != 0 {
-                    let f = faces.trailing_zeros() as u16;
-                    faces &= faces - 1;
-                    send(f, pkt);
-                    k += 1;
                 }
+                for &f in &self.out_faces {
+                    send(f, pkt);
+                }
+                let k = self.out_faces.len() as u32;
                 if let Some(cs) = self.cs.as_mut() {
                     if pkt.len() <= self.slot_bytes && cs.capacity() > 0 {
                         let s = cs.insert(key) as usize;

@@ -17,8 +17,8 @@ use std::os::fd::{AsRawFd, FromRawFd};
 /// every Data pktlab's producer sends).
 pub const MAX_DATAGRAM: usize = 9000;
 
-/// A peer address packed for cheap comparison (no hashing): IPv4 as IPv4-mapped IPv6.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+/// A peer address packed for cheap comparison: IPv4 as IPv4-mapped IPv6.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct PeerKey {
     /// Address bits.
     pub ip: u128,

@@ -16,14 +16,22 @@ use crate::ccn::tlv::{self, Dialect, TlvError};
 use crate::ccn::udp::{self, PeerKey, RxBatch, TxBatch};
 use crate::ccn::{Fib, Pit};
 use serde::Serialize;
+use std::collections::HashMap;
 use std::io;
 use std::net::{SocketAddr, UdpSocket};
 use std::time::{Duration, Instant};
 
-/// Most faces at once per worker (the forwarder records faces in a 64-bit mask). A new peer
-/// takes a free slot, else the least recently used downstream face with no pending Interest;
-/// faces idle for [`RouterConfig::face_idle_ms`] with nothing pending are freed.
-pub const MAX_FACES: usize = 64;
+/// Default of [`RouterConfig::max_faces`]: faces (UDP peers, next hops included) per worker.
+/// A new peer takes a free slot, else evicts a downstream face with no pending Interest (the
+/// least recently used of the next [`EVICT_SAMPLE`] such faces from a clock hand); faces idle
+/// for [`RouterConfig::face_idle_ms`] with nothing pending are freed.
+pub const MAX_FACES: usize = 4096;
+
+/// Evictable faces compared per eviction (approximate LRU in O(1), as Redis samples keys).
+pub const EVICT_SAMPLE: usize = 16;
+
+/// The largest [`RouterConfig::max_faces`]: face numbers are `u16` below the PIT's `NO_FACE`.
+pub const MAX_FACES_LIMIT: usize = crate::ccn::pit::NO_FACE as usize;
 
 /// Router settings.
 #[derive(Clone, Debug)]
@@ -53,6 +61,10 @@ pub struct RouterConfig {
     pub pit_per_route: usize,
     /// A downstream face with nothing pending is freed after this many idle milliseconds.
     pub face_idle_ms: u64,
+    /// Faces per worker (UDP peers, the routes' next hops included); about 150 bytes each
+    /// (slot and index). When all are taken, a new peer evicts an idle face or is dropped
+    /// (`face_overflow`).
+    pub max_faces: usize,
     /// Datagrams per system call.
     pub batch: usize,
     /// Stop after this long (`None` = until stopped).
@@ -71,6 +83,12 @@ impl RouterConfig {
         check::int_range("--pit-entries", self.pit_entries as u64, 1, 1 << 26)?;
         check::int_range("--lifetime-ms", self.lifetime_ms, 1, 3_600_000)?;
         check::int_range("--face-idle-ms", self.face_idle_ms, 1, 3_600_000)?;
+        check::int_range(
+            "--max-faces",
+            self.max_faces as u64,
+            self.routes.len() as u64 + 1,
+            MAX_FACES_LIMIT as u64,
+        )?;
         check::int_range("--batch", self.batch as u64, 1, 1024)?;
         if let Some(d) = self.duration {
             check::positive("--duration", d.as_secs_f64())?;
@@ -94,6 +112,7 @@ impl Default for RouterConfig {
             pit_per_face: 0,
             pit_per_route: 0,
             face_idle_ms: 10_000,
+            max_faces: MAX_FACES,
             batch: 64,
             duration: None,
             seed: 1,
@@ -158,7 +177,8 @@ pub struct RouterStats {
     pub pit_face_limit: u64,
     /// Interests refused: their next hop already had its share of waiting PIT entries.
     pub pit_route_limit: u64,
-    /// Datagrams dropped because all [`MAX_FACES`] faces of a worker had Interests pending.
+    /// Datagrams dropped because all [`RouterConfig::max_faces`] faces of a worker had
+    /// Interests pending.
     pub face_overflow: u64,
     /// Faces recycled for a new peer (least recently used, nothing pending).
     pub face_evicted: u64,
@@ -266,11 +286,16 @@ struct Face {
     used: bool,
 }
 
-/// The faces of one worker, found by a linear scan (at most [`MAX_FACES`]; no hashing per
-/// packet). Upstream faces (next hops) are never recycled.
+/// The faces of one worker: a slot list, an index by peer (SipHash with a random key, so
+/// that peers cannot choose colliding addresses), the slots freed by idling, and the clock
+/// hand of eviction. Upstream faces (next hops) are never recycled.
 struct Faces {
     list: Vec<Face>,
+    index: HashMap<(u8, PeerKey), u16>,
+    free: Vec<u16>,
+    max: usize,
     last: usize,
+    hand: usize,
 }
 
 /// How [`Faces::find_or_add`] placed a peer.
@@ -284,6 +309,18 @@ enum Placed {
 }
 
 impl Faces {
+    /// No face yet; at most `max` at once.
+    fn new(max: usize) -> Faces {
+        Faces {
+            list: Vec::new(),
+            index: HashMap::new(),
+            free: Vec::new(),
+            max,
+            last: 0,
+            hand: 0,
+        }
+    }
+
     /// The face of (`sock`, `peer`), added if new; `load(f)` = PIT entries recording face `f`.
     #[inline]
     fn find_or_add(
@@ -293,56 +330,68 @@ impl Faces {
         now: u64,
         load: impl Fn(u16) -> u32,
     ) -> Placed {
+        // Consecutive datagrams mostly come from one peer: no hashing for them.
         if let Some(f) = self.list.get_mut(self.last) {
             if f.used && f.sock == sock && f.peer == peer {
                 f.last = now;
                 return Placed::Face(self.last as u16);
             }
         }
-        let hit = self
-            .list
-            .iter()
-            .position(|f| f.used && f.sock == sock && f.peer == peer);
+        if let Some(&i) = self.index.get(&(sock, peer)) {
+            self.list[i as usize].last = now;
+            self.last = i as usize;
+            return Placed::Face(i);
+        }
         let new = Face {
             sock,
             peer,
             last: now,
             used: true,
         };
-        let placed = match hit {
-            Some(i) => {
-                self.list[i].last = now;
-                Placed::Face(i as u16)
-            }
-            None => {
-                if let Some(i) = self.list.iter().position(|f| !f.used) {
-                    self.list[i] = new;
-                    Placed::Face(i as u16)
-                } else if self.list.len() < MAX_FACES {
-                    self.list.push(new);
-                    Placed::Face((self.list.len() - 1) as u16)
-                } else {
-                    let victim = self
-                        .list
-                        .iter()
-                        .enumerate()
-                        .filter(|(i, f)| f.sock == 0 && load(*i as u16) == 0)
-                        .min_by_key(|(_, f)| f.last)
-                        .map(|(i, _)| i);
-                    match victim {
-                        Some(i) => {
-                            self.list[i] = new;
-                            Placed::Evicted(i as u16)
-                        }
-                        None => return Placed::Full,
-                    }
-                }
-            }
+        let placed = if let Some(i) = self.free.pop() {
+            self.list[i as usize] = new;
+            Placed::Face(i)
+        } else if self.list.len() < self.max {
+            self.list.push(new);
+            Placed::Face((self.list.len() - 1) as u16)
+        } else {
+            let Some(i) = self.victim(load) else {
+                return Placed::Full;
+            };
+            let old = self.list[i];
+            self.index.remove(&(old.sock, old.peer));
+            self.list[i] = new;
+            Placed::Evicted(i as u16)
         };
         if let Placed::Face(i) | Placed::Evicted(i) = placed {
+            self.index.insert((sock, peer), i);
             self.last = i as usize;
         }
         placed
+    }
+
+    /// The downstream face with nothing pending to evict: the least recently used of the next
+    /// [`EVICT_SAMPLE`] such faces from the clock hand (all slots are in use). Scans further
+    /// only while faces have Interests pending; `None` if every one does.
+    fn victim(&mut self, load: impl Fn(u16) -> u32) -> Option<usize> {
+        let n = self.list.len();
+        let (mut best, mut seen) = (None::<usize>, 0);
+        let mut i = self.hand % n.max(1);
+        for _ in 0..n {
+            let f = &self.list[i];
+            if f.used && f.sock == 0 && load(i as u16) == 0 {
+                if best.is_none_or(|b| f.last < self.list[b].last) {
+                    best = Some(i);
+                }
+                seen += 1;
+                if seen == EVICT_SAMPLE {
+                    break;
+                }
+            }
+            i = if i + 1 == n { 0 } else { i + 1 };
+        }
+        self.hand = i;
+        best
     }
 
     /// Frees downstream faces idle since before `before` with nothing pending; returns how many.
@@ -351,6 +400,8 @@ impl Faces {
         for (i, f) in self.list.iter_mut().enumerate() {
             if f.used && f.sock == 0 && f.last < before && load(i as u16) == 0 {
                 f.used = false;
+                self.index.remove(&(f.sock, f.peer));
+                self.free.push(i as u16);
                 n += 1;
             }
         }
@@ -359,7 +410,7 @@ impl Faces {
 
     /// Faces in use.
     fn len(&self) -> usize {
-        self.list.iter().filter(|f| f.used).count()
+        self.list.len() - self.free.len()
     }
 }
 
@@ -381,15 +432,12 @@ impl Worker {
             "[::]:0".parse().unwrap()
         };
         let up = udp::bind(any, false)?;
-        let mut faces = Faces {
-            list: Vec::with_capacity(MAX_FACES),
-            last: 0,
-        };
+        let mut faces = Faces::new(cfg.max_faces);
         let mut fib = Fib::new();
         let mut name = Vec::new();
         for (prefix, hop) in &cfg.routes {
             let Placed::Face(f) = faces.find_or_add(1, PeerKey::of(*hop), 0, |_| 1) else {
-                return Err(io::Error::other("more than 64 next hops"));
+                return Err(io::Error::other("more next hops than --max-faces"));
             };
             tlv::name_from_uri_in(prefix, cfg.dialect, &mut name);
             fib.add(&name, f);

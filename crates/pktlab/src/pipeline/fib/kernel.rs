@@ -53,6 +53,10 @@ const RTNLGRP_IPV4_ROUTE: u32 = 7;
 const RTNLGRP_IPV6_ROUTE: u32 = 11;
 /// Minimum spacing of probes to one address.
 const PROBE_SPACING: Duration = Duration::from_millis(100);
+/// Addresses the prober remembers at most (those probed within the last [`PROBE_SPACING`]):
+/// a peer sending to ever new on-link destinations cannot grow it further; beyond it, probes
+/// are suppressed and counted (`probes_suppressed`).
+const PROBE_MEMORY: usize = 4096;
 /// Adjacency slots (distinct next hops) of a kernel FIB.
 pub const ADJ_CAPACITY: usize = 1 << 16;
 
@@ -403,11 +407,15 @@ impl Drop for KernelFib {
     }
 }
 
-/// Sends neighbour probes for the pending requests (rate-limited per address).
+/// Sends neighbour probes for the pending requests (rate-limited per address, at most
+/// [`PROBE_MEMORY`] addresses remembered).
 struct Prober {
     v4: Option<UdpSocket>,
     v6: Option<UdpSocket>,
     last: HashMap<IpAddr, Instant>,
+    /// When `last` was last swept while full (it is swept at most once per spacing, so a
+    /// flood of new addresses costs O(1) per request).
+    swept: Option<Instant>,
 }
 
 impl Prober {
@@ -416,19 +424,34 @@ impl Prober {
             v4: UdpSocket::bind("0.0.0.0:0").ok(),
             v6: UdpSocket::bind("[::]:0").ok(),
             last: HashMap::new(),
+            swept: None,
         }
     }
 
     fn probe(&mut self, ip: IpAddr, c: &FibCounters) {
-        let now = Instant::now();
-        if let Some(t) = self.last.get(&ip) {
-            if now.duration_since(*t) < PROBE_SPACING {
-                return;
+        self.probe_at(ip, Instant::now(), c);
+    }
+
+    /// Probes `ip` at time `now` unless it was probed within the spacing or the memory is full.
+    fn probe_at(&mut self, ip: IpAddr, now: Instant, c: &FibCounters) {
+        match self.last.get(&ip) {
+            Some(t) if now.duration_since(*t) < PROBE_SPACING => return,
+            Some(_) => {}
+            None if self.last.len() >= PROBE_MEMORY => {
+                if self
+                    .swept
+                    .is_none_or(|s| now.duration_since(s) >= PROBE_SPACING)
+                {
+                    self.last
+                        .retain(|_, t| now.duration_since(*t) < PROBE_SPACING);
+                    self.swept = Some(now);
+                }
+                if self.last.len() >= PROBE_MEMORY {
+                    c.probes_suppressed.fetch_add(1, Ordering::Relaxed);
+                    return;
+                }
             }
-        }
-        if self.last.len() > 4096 {
-            self.last
-                .retain(|_, t| now.duration_since(*t) < PROBE_SPACING);
+            None => {}
         }
         self.last.insert(ip, now);
         let s = if ip.is_ipv4() { &self.v4 } else { &self.v6 };
@@ -598,6 +621,34 @@ mod tests {
                 mac: None
             })
         );
+    }
+
+    #[test]
+    fn the_prober_remembers_a_bounded_number_of_addresses() {
+        // No sockets: only the bookkeeping is exercised.
+        let mut p = Prober {
+            v4: None,
+            v6: None,
+            last: HashMap::new(),
+            swept: None,
+        };
+        let c = FibCounters::default();
+        let ip = |i: usize| IpAddr::from([10, (i >> 16) as u8, (i >> 8) as u8, i as u8]);
+        let t0 = Instant::now();
+        // A peer sending to ever new on-link destinations within one spacing.
+        for i in 0..PROBE_MEMORY + 1000 {
+            p.probe_at(ip(i), t0, &c);
+        }
+        assert_eq!(p.last.len(), PROBE_MEMORY);
+        assert_eq!(c.probes_suppressed.load(Ordering::Relaxed), 1000);
+        // A remembered address is still rate-limited, not suppressed.
+        p.probe_at(ip(0), t0, &c);
+        assert_eq!(c.probes_suppressed.load(Ordering::Relaxed), 1000);
+        // Once the spacing has passed, old entries make room again.
+        let later = t0 + PROBE_SPACING + Duration::from_millis(1);
+        p.probe_at(ip(PROBE_MEMORY + 5000), later, &c);
+        assert_eq!(p.last.len(), 1);
+        assert_eq!(c.probes_suppressed.load(Ordering::Relaxed), 1000);
     }
 
     /// Needs CAP_NET_ADMIN-free rtnetlink reads only: every process may dump routes.

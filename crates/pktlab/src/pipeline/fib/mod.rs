@@ -265,6 +265,9 @@ pub struct FibCounters {
     pub lag_sum_us: AtomicU64,
     /// Neighbour probes sent for unresolved next hops.
     pub probes: AtomicU64,
+    /// Probes not sent because the prober already remembered its maximum of recently probed
+    /// addresses (a flood of new on-link destinations).
+    pub probes_suppressed: AtomicU64,
     /// Next hops that did not fit the adjacency table.
     pub adj_full: AtomicU64,
 }
@@ -290,6 +293,8 @@ pub struct FibStats {
     pub lag_mean_us: f64,
     /// Neighbour probes sent.
     pub probes: u64,
+    /// Probes suppressed: the prober's memory of recent addresses was full.
+    pub probes_suppressed: u64,
     /// Next hops that did not fit.
     pub adj_full: u64,
 }
@@ -313,6 +318,7 @@ impl FibCounters {
                 g(&self.lag_sum_us) as f64 / n as f64
             },
             probes: g(&self.probes),
+            probes_suppressed: g(&self.probes_suppressed),
             adj_full: g(&self.adj_full),
         }
     }
