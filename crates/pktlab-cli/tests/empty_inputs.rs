@@ -76,7 +76,14 @@ fn every_packet_reader_refuses_an_input_without_packets() {
         refused(&["trace", "stats", "--trace", p], &want);
         refused(&["trace", "stats", "--trace", p, "--json"], &want);
         refused(
-            &["trace", "convert", "--trace", p, "--out", out.to_str().unwrap()],
+            &[
+                "trace",
+                "convert",
+                "--trace",
+                p,
+                "--out",
+                out.to_str().unwrap(),
+            ],
             &want,
         );
         assert!(!out.exists(), "trace convert left {}", out.display());
@@ -103,7 +110,14 @@ fn an_update_stream_without_events_is_refused() {
         let p = f.to_str().unwrap();
         let want = format!("no v4 update events in {p}");
         refused(
-            &["lpm", "verify", "--synthetic-routes", "1000", "--updates", p],
+            &[
+                "lpm",
+                "verify",
+                "--synthetic-routes",
+                "1000",
+                "--updates",
+                p,
+            ],
             &want,
         );
         refused(
@@ -126,8 +140,19 @@ fn an_update_stream_without_events_is_refused() {
 #[test]
 fn aqm_bench_takes_sizes_like_other_counts() {
     let o = pktlab(&[
-        "aqm", "bench", "--aqm", "droptail", "--flows", "10", "--buffer", "1K", "--packets",
-        "2K", "--reps", "1", "--json",
+        "aqm",
+        "bench",
+        "--aqm",
+        "droptail",
+        "--flows",
+        "10",
+        "--buffer",
+        "1K",
+        "--packets",
+        "2K",
+        "--reps",
+        "1",
+        "--json",
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();

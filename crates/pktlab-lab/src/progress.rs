@@ -109,10 +109,10 @@ mod tests {
         p.set(2);
         p.note("hi");
         p.finish();
+        assert!(!p.stopped() && p.check_stop().is_ok());
         let v = seen.into_inner().unwrap();
         assert_eq!(v.len(), 4);
         assert!(v[0].contains("total: Some(3)") && v[2].contains("hi"));
-        assert!(!p.stopped() && p.check_stop().is_ok());
     }
 
     #[test]

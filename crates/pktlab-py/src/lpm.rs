@@ -136,23 +136,23 @@ impl Lpm {
             let fam = self::family_of(py, &spec)?;
             // Reading a table does not poll the stop flag: Ctrl-C is raised once it is built.
             return crate::interruptible(py, |s| -> pktlab_lab::Result<Lpm> {
-                    Ok(if fam == "v4" {
-                        let l = load::<u32>(&spec, s)?;
-                        let mut t = a.make::<u32>();
-                        t.build(&l.routes);
-                        Lpm {
-                            table: Table::V4(t),
-                            info: Some(l.info),
-                        }
-                    } else {
-                        let l = load::<u128>(&spec, s)?;
-                        let mut t = a.make::<u128>();
-                        t.build(&l.routes);
-                        Lpm {
-                            table: Table::V6(t),
-                            info: Some(l.info),
-                        }
-                    })
+                Ok(if fam == "v4" {
+                    let l = load::<u32>(&spec, s)?;
+                    let mut t = a.make::<u32>();
+                    t.build(&l.routes);
+                    Lpm {
+                        table: Table::V4(t),
+                        info: Some(l.info),
+                    }
+                } else {
+                    let l = load::<u128>(&spec, s)?;
+                    let mut t = a.make::<u128>();
+                    t.build(&l.routes);
+                    Lpm {
+                        table: Table::V6(t),
+                        info: Some(l.info),
+                    }
+                })
             })?
             .map_err(py_err);
         }

@@ -4,11 +4,11 @@ use super::*;
 use super::{check, Error, Progress, Result};
 use pktlab::aqm::{AqmParamSet, AqmSpec, RedParams};
 use pktlab::netsim::scenarios::dumbbell::{run_until_stopped, DumbbellConfig, DumbbellResult};
-use std::sync::atomic::AtomicBool;
 use pktlab::netsim::secs;
 use pktlab::netsim::tcp::{TcpConfig, VegasLoss};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 /// Configuration of [`sim`]: the dumbbell in the paper's units (Mbit/s, ms, packets).

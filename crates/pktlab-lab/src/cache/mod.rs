@@ -484,10 +484,7 @@ pub fn require_packets(rep: &SourceReport) -> Result<()> {
         what: "packets".into(),
         path: rep.path.clone(),
         detail: if rep.skipped > 0 {
-            format!(
-                " ({} non-IP or unparsable records skipped)",
-                rep.skipped
-            )
+            format!(" ({} non-IP or unparsable records skipped)", rep.skipped)
         } else {
             String::new()
         },

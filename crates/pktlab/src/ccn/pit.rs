@@ -362,12 +362,19 @@ mod tests {
         let mut p = Pit::new(8, 10).with_limits(2, 0);
         assert_eq!(p.insert(1, 100, 0), PitInsert::New);
         assert_eq!(p.insert(1, 164, 0), PitInsert::Aggregated);
-        assert_eq!((p.face_load(100), p.face_load(164), p.face_load(36)), (1, 1, 0));
+        assert_eq!(
+            (p.face_load(100), p.face_load(164), p.face_load(36)),
+            (1, 1, 0)
+        );
         // Ten faces on one name: four inline, six spilled, all answered once.
         for f in [7u16, 3000, 65_000, 42, 9, 11, 12, 13] {
             assert_eq!(p.insert(1, f, 1), PitInsert::Aggregated, "face {f}");
         }
-        assert_eq!(p.insert(1, 9, 1), PitInsert::Aggregated, "a repeat adds nothing");
+        assert_eq!(
+            p.insert(1, 9, 1),
+            PitInsert::Aggregated,
+            "a repeat adds nothing"
+        );
         assert_eq!(p.face_load(9), 1);
         assert_eq!(
             sat(&mut p, 1, 2),

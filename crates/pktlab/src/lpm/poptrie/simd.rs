@@ -165,7 +165,8 @@ unsafe fn block<A: Address, const VPOP: bool>(
             let lo = _mm512_maskz_loadu_epi64(k, l.lo.as_ptr().add(c) as *const _);
             // s = 0 shifts by 64, which gives index 0 (the single entry).
             let di = _mm512_srlv_epi64(hi, dir_shift);
-            let d = _mm512_mask_i64gather_epi32::<4>(_mm256_setzero_si256(), k, di, dir as *const _);
+            let d =
+                _mm512_mask_i64gather_epi32::<4>(_mm256_setzero_si256(), k, di, dir as *const _);
             let leaf = _mm256_mask_test_epi32_mask(k, d, dir_flag);
             _mm256_mask_storeu_epi32(
                 outp.add(c) as *mut _,
@@ -229,7 +230,8 @@ unsafe fn block<A: Address, const VPOP: bool>(
                     popcnt_bw(sel)
                 };
                 // base1 is the high half of the packed word, base0 the low half.
-                let base = _mm512_and_si512(_mm512_mask_srli_epi64::<32>(bases, is_node, bases), low32);
+                let base =
+                    _mm512_and_si512(_mm512_mask_srli_epi64::<32>(bases, is_node, bases), low32);
                 let next = _mm512_sub_epi64(_mm512_add_epi64(base, pc), one);
                 let next32 = _mm512_cvtepi64_epi32(next);
                 // Lookups that continue: back into the work list, keys shifted by one stride.
@@ -349,9 +351,7 @@ pub(super) unsafe fn batch_avx2<A: Address>(
 unsafe fn lanes4(k: usize) -> __m256i {
     // SAFETY: register-only AVX2 intrinsics; inlined into `block_avx2`, whose
     // `#[target_feature]` and caller's run-time detection guarantee AVX2.
-    unsafe {
-        _mm256_cmpgt_epi64(_mm256_set1_epi64x(k as i64), _mm256_setr_epi64x(0, 1, 2, 3))
-    }
+    unsafe { _mm256_cmpgt_epi64(_mm256_set1_epi64x(k as i64), _mm256_setr_epi64x(0, 1, 2, 3)) }
 }
 
 /// The low 32 bits of four 64-bit lanes, packed into a 128-bit vector.
@@ -372,8 +372,8 @@ unsafe fn popcnt4(x: __m256i) -> __m256i {
     // `#[target_feature]` and caller's run-time detection guarantee AVX2.
     unsafe {
         let table = _mm256_setr_epi8(
-            0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3,
-            3, 4,
+            0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2,
+            3, 3, 4,
         );
         let nib = _mm256_set1_epi8(0x0F);
         let lo = _mm256_shuffle_epi8(table, _mm256_and_si256(x, nib));

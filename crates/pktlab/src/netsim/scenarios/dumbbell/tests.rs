@@ -310,7 +310,10 @@ fn a_set_stop_flag_ends_a_run_of_any_length() {
         stop.store(true, Ordering::Relaxed);
         h.join().unwrap()
     });
-    assert!(matches!(r, Err(crate::netsim::NetsimError::Stopped)), "{r:?}");
+    assert!(
+        matches!(r, Err(crate::netsim::NetsimError::Stopped)),
+        "{r:?}"
+    );
     assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
     // An unset flag changes nothing.
     let short = one_flow(FlowKind::Reno, 600);
