@@ -107,18 +107,20 @@ pub fn testpmd() -> std::result::Result<PathBuf, String> {
     }
     let bin = match std::env::var_os("TESTPMD") {
         Some(p) => PathBuf::from(p),
-        None => std::env::var_os("PATH")
-            .and_then(|path| {
-                std::env::split_paths(&path)
-                    .map(|d| d.join("dpdk-testpmd"))
-                    .find(|p| p.is_file())
-            })
+        None => which("dpdk-testpmd")
             .ok_or("no dpdk-testpmd on PATH (install Debian's dpdk, or set TESTPMD)")?,
     };
     if !bin.is_file() {
         return Err(format!("TESTPMD={}: no such file", bin.display()));
     }
     Ok(bin)
+}
+
+/// `name` in a directory of `PATH`.
+fn which(name: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
 }
 
 /// Pins the calling thread (and the threads it starts later) to `cpu` when the process may run
@@ -483,7 +485,17 @@ pub fn run_loop(switch: &Switch, testpmd_bin: &Path, seconds: u64) -> Result<Loo
                 None
             }
         };
-        let mut cnf = Command::new(testpmd_bin)
+        // Line-buffered through coreutils' stdbuf where it exists: a piped testpmd otherwise
+        // holds its per-second statistics in a block buffer.
+        let mut cnf = match which("stdbuf") {
+            Some(sb) => {
+                let mut c = Command::new(sb);
+                c.args(["-oL", "-eL"]).arg(testpmd_bin);
+                c
+            }
+            None => Command::new(testpmd_bin),
+        };
+        let mut cnf = cnf
             .args([
                 "--lcores",
                 "0@0,1@0",
@@ -567,17 +579,17 @@ pub fn run_loop(switch: &Switch, testpmd_bin: &Path, seconds: u64) -> Result<Loo
 }
 
 /// The summed `Rx-pps` of both ports per stats period in testpmd's output, after the first
-/// two periods (warm-up), in Mpps.
+/// two periods (warm-up; fewer when the run printed fewer than three), in Mpps.
 fn rx_pps(text: &str) -> Vec<f64> {
     let v: Vec<f64> = text
         .lines()
         .filter_map(|l| l.trim().strip_prefix("Rx-pps:"))
         .filter_map(|r| r.split_whitespace().next()?.parse::<f64>().ok())
         .collect();
-    v.chunks_exact(2)
-        .skip(2)
-        .map(|p| (p[0] + p[1]) / 1e6)
-        .collect()
+    let pairs: Vec<f64> = v.chunks_exact(2).map(|p| (p[0] + p[1]) / 1e6).collect();
+    // Two periods of warm-up, but keep at least one sample of a short run.
+    let skip = 2.min(pairs.len().saturating_sub(1));
+    pairs[skip..].to_vec()
 }
 
 #[cfg(test)]
@@ -614,6 +626,11 @@ mod tests {
         let t = one.repeat(4);
         assert_eq!(rx_pps(&t), vec![1.5, 1.5]);
         assert!(rx_pps("no stats").is_empty());
+        assert_eq!(
+            rx_pps(&one.repeat(2)),
+            vec![1.5],
+            "a short run keeps its last sample"
+        );
     }
 
     #[test]

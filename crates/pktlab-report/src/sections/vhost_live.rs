@@ -161,7 +161,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         }
     };
     let rounds = ctx.pick(1, 3, 5);
-    let seconds = ctx.pick(3, 4, 8);
+    let seconds = ctx.pick(4, 4, 8);
     let switches = [
         Switch::Testpmd {
             bin: bin.clone(),
