@@ -50,15 +50,20 @@ fn arp() -> Vec<u8> {
     f
 }
 
-/// Exit 2 and exactly one stderr line, which contains `want`.
+/// Exit 2 and exactly one error line on stderr (progress notes aside), the last, containing
+/// `want`.
 fn refused(args: &[&str], want: &str) {
     let o = pktlab(args);
     let err = String::from_utf8_lossy(&o.stderr);
-    let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
+    let errors: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("pktlab: error: "))
+        .collect();
+    let last = err.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("");
     assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
     assert!(
-        lines.len() == 1 && lines[0].starts_with("pktlab: error: ") && lines[0].contains(want),
-        "{args:?}: want one line with {want:?}, got {lines:?}"
+        errors.len() == 1 && errors[0] == last && last.contains(want),
+        "{args:?}: want one error line with {want:?}, got {err}"
     );
 }
 

@@ -83,7 +83,7 @@ fn lookup_all<A: Address>(
     let mut addrs = [A::ZERO; BATCH];
     let mut nhs = [None; BATCH];
     for (c, o) in out.chunks_mut(BATCH).enumerate() {
-        if c % STOP_POLL_BATCHES == 0 && stop.load(Ordering::Relaxed) {
+        if c.is_multiple_of(STOP_POLL_BATCHES) && stop.load(Ordering::Relaxed) {
             return false;
         }
         let k = o.len();

@@ -266,7 +266,7 @@ pub fn run_until_stopped(
     }
 
     while let Some((now, e)) = ev.pop_until(cfg.duration) {
-        if ev.events() % STOP_POLL_EVENTS == 0 && stop.load(Ordering::Relaxed) {
+        if ev.events().is_multiple_of(STOP_POLL_EVENTS) && stop.load(Ordering::Relaxed) {
             return Err(NetsimError::Stopped);
         }
         match e {
