@@ -10,6 +10,7 @@ use pktlab::flowcache::{
     PAPER_POLICIES, POLICY_NAMES,
 };
 use pktlab::io::compact::{CompactWriter, PcapExport};
+use pktlab::io::OutFile;
 use pktlab::traffic::{LengthHist, SynthConfig};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -655,7 +656,6 @@ pub struct ConvertResult {
 /// Converts a trace (pcap, compact or synthetic) to the compact format, to pcap, or to
 /// libCacheSim's oracleGeneral records (for speed comparisons only).
 pub fn convert(cfg: &ConvertConfig, p: &dyn Progress) -> Result<ConvertResult> {
-    let src = cfg.trace.source()?;
     let fmt = cfg.format.clone().unwrap_or_else(|| {
         let n = cfg.out.to_string_lossy().to_lowercase();
         if n.ends_with(".pcap") {
@@ -665,10 +665,16 @@ pub fn convert(cfg: &ConvertConfig, p: &dyn Progress) -> Result<ConvertResult> {
         }
         .into()
     });
+    if !matches!(fmt.as_str(), "compact" | "pcap" | "oracle") {
+        return Err(Error::param(format!(
+            "--format {fmt}: expected compact, pcap or oracle"
+        )));
+    }
+    // The output is checked (and its temporary made) before any input is read; it gets its
+    // real name only once complete.
+    let w = OutFile::create(&cfg.out)?;
+    let src = cfg.trace.source()?;
     let name = cfg.out.display().to_string();
-    let f =
-        std::fs::File::create(&cfg.out).map_err(|e| Error::output(&name, "cannot create", e))?;
-    let w = std::io::BufWriter::with_capacity(1 << 20, f);
     let mut s = src.open()?;
     let mut buf = Vec::with_capacity(1 << 16);
     let io = |e: std::io::Error| Error::output(&name, "write error", e);
@@ -677,7 +683,7 @@ pub fn convert(cfg: &ConvertConfig, p: &dyn Progress) -> Result<ConvertResult> {
             .ok_or_else(|| Error::param(format!("flow key: no key for flow {id}")))
     };
     p.start("converting", None);
-    match fmt.as_str() {
+    let done = match fmt.as_str() {
         "compact" => {
             let mut cw = CompactWriter::new(w).map_err(io)?;
             while s.fill(&mut buf, 1 << 16) {
@@ -686,7 +692,7 @@ pub fn convert(cfg: &ConvertConfig, p: &dyn Progress) -> Result<ConvertResult> {
                         .map_err(io)?;
                 }
             }
-            cw.finish().map_err(io)?;
+            cw.finish().map_err(io)?
         }
         "pcap" => {
             let mut pw = PcapExport::new(w).map_err(io)?;
@@ -695,9 +701,9 @@ pub fn convert(cfg: &ConvertConfig, p: &dyn Progress) -> Result<ConvertResult> {
                     pw.write(pk.ts_ns, &key(&s, pk.flow)?).map_err(io)?;
                 }
             }
-            pw.finish().map_err(io)?;
+            pw.finish().map_err(io)?
         }
-        "oracle" => {
+        _ => {
             // libCacheSim's oracleGeneral binary records (for speed comparisons only):
             // u32 timestamp (s), u64 object id, u32 size, i64 next access (-1: unknown).
             let mut w = w;
@@ -712,14 +718,10 @@ pub fn convert(cfg: &ConvertConfig, p: &dyn Progress) -> Result<ConvertResult> {
                     w.write_all(&r).map_err(io)?;
                 }
             }
-            w.flush().map_err(io)?;
+            w
         }
-        o => {
-            return Err(Error::param(format!(
-                "--format {o}: expected compact, pcap or oracle"
-            )))
-        }
-    }
+    };
+    done.commit()?;
     p.finish();
     let rep = s.report();
     let bytes = std::fs::metadata(&cfg.out).map(|m| m.len()).unwrap_or(0);
