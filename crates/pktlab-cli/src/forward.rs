@@ -325,6 +325,9 @@ fn print_result(r: &pktlab_lab::forward::ForwardResult, json: bool) -> Result<()
     for s in r.inputs.iter().filter_map(|i| i.summary()) {
         println!("input {s}");
     }
-    println!("max RSS {:.1} MiB", r.max_rss_bytes as f64 / (1 << 20) as f64);
+    println!(
+        "max RSS {:.1} MiB",
+        r.max_rss_bytes as f64 / (1 << 20) as f64
+    );
     Ok(())
 }

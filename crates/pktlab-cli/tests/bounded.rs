@@ -54,8 +54,16 @@ fn a_megabyte_garbage_line_gives_a_short_error() {
     ] {
         let (code, _, err, _) = run(args, &dir);
         assert_eq!(code, 2, "{args:?}: {}", &err[..err.len().min(500)]);
-        assert!(err.len() < 300, "{} bytes: {}", err.len(), &err[..err.len().min(500)]);
-        assert!(err.contains(&format!("{ts}:1: line longer than 65536 bytes")), "{err}");
+        assert!(
+            err.len() < 300,
+            "{} bytes: {}",
+            err.len(),
+            &err[..err.len().min(500)]
+        );
+        assert!(
+            err.contains(&format!("{ts}:1: line longer than 65536 bytes")),
+            "{err}"
+        );
     }
     // Under the line limit, a long token is quoted in at most ~80 bytes, in the error and in
     // the skip note and the JSON report of a table that has a usable line too.
@@ -70,10 +78,16 @@ fn a_megabyte_garbage_line_gives_a_short_error() {
     );
     assert_eq!(code, 0, "{err}");
     assert!(err.lines().all(|l| l.len() < 300), "{err}");
-    assert!(err.contains(&format!("{ts}: skipped 1 unparsable lines")), "{err}");
+    assert!(
+        err.contains(&format!("{ts}: skipped 1 unparsable lines")),
+        "{err}"
+    );
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let first = v["inputs"][0]["first_errors"][0].as_str().unwrap();
-    assert!(first.len() < 300 && first.starts_with(&format!("{ts}:1:")), "{first}");
+    assert!(
+        first.len() < 300 && first.starts_with(&format!("{ts}:1:")),
+        "{first}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -98,7 +112,10 @@ fn a_gzip_of_zeros_as_a_table_is_refused_briefly() {
         println!("{args:?}: max RSS {:.1} MiB; {err}", rss as f64 / 1048576.0);
         assert_eq!(code, 2, "{}", &err[..err.len().min(500)]);
         assert!(err.len() < 300, "{} bytes", err.len());
-        assert!(err.contains(&format!("{zs}:1: line longer than 65536 bytes")), "{err}");
+        assert!(
+            err.contains(&format!("{zs}:1: line longer than 65536 bytes")),
+            "{err}"
+        );
         assert!(rss < 200 << 20, "{args:?}: max RSS {rss} bytes");
     }
     let _ = std::fs::remove_dir_all(&dir);

@@ -87,7 +87,10 @@ fn forward_pcap_output_runs_in_bounded_memory() {
         assert_eq!(pcap_packets(&out), fwd, "repeat {repeat}");
         let r = v["max_rss_bytes"].as_u64().expect("max_rss_bytes");
         assert!(r > 0);
-        println!("repeat {repeat}: {fwd} forwarded, max RSS {:.1} MiB", r as f64 / 1048576.0);
+        println!(
+            "repeat {repeat}: {fwd} forwarded, max RSS {:.1} MiB",
+            r as f64 / 1048576.0
+        );
         rss.push(r);
     }
     // Ten times the packets (about 135 MB more of pcap): RSS grows by far less than that.
@@ -103,10 +106,13 @@ fn forward_pcap_output_runs_in_bounded_memory() {
 fn wait_for_output(dir: &Path, bytes: u64, child: &mut std::process::Child) {
     let t0 = Instant::now();
     loop {
-        let big = std::fs::read_dir(dir).unwrap().filter_map(|e| e.ok()).any(|e| {
-            e.file_name().to_string_lossy().ends_with(".tmp")
-                && e.metadata().map(|m| m.len() >= bytes).unwrap_or(false)
-        });
+        let big = std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .any(|e| {
+                e.file_name().to_string_lossy().ends_with(".tmp")
+                    && e.metadata().map(|m| m.len() >= bytes).unwrap_or(false)
+            });
         if big {
             return;
         }
@@ -149,7 +155,11 @@ fn a_signal_finalises_the_pcap_and_prints_the_summary() {
         let fwd = v["forwarded"].as_u64().unwrap();
         assert!(fwd > 0, "{v}");
         assert_eq!(pcap_packets(&out), fwd, "signal {sig}, {workers} workers");
-        assert_eq!(files(&dir), vec!["out.pcap".to_string()], "no temporary left");
+        assert_eq!(
+            files(&dir),
+            vec!["out.pcap".to_string()],
+            "no temporary left"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
@@ -185,7 +195,8 @@ fn a_full_disk_leaves_no_file_under_the_real_name() {
         ("forward", forward(&dir, &out, &["--repeat", "20"])),
         ("gen flows", {
             let mut c = pktlab();
-            c.args(["gen", "flows", "--count", "200K", "--out"]).arg(&out);
+            c.args(["gen", "flows", "--count", "200K", "--out"])
+                .arg(&out);
             c
         }),
         ("trace convert", {
@@ -228,16 +239,38 @@ fn a_missing_output_directory_is_found_before_the_work() {
     );
     assert_eq!(err.lines().count(), 1, "{err}");
     for args in [
-        &["gen", "zipf", "--count", "1K", "--out", "/nonexistent-pktlab-dir/z.pcap"][..],
-        &["aqm", "sim", "--duration", "2", "--series", "/nonexistent-pktlab-dir/s.csv"],
-        &["trace", "convert", "--packets", "1K", "--out", "/nonexistent-pktlab-dir/t.pcap"],
+        &[
+            "gen",
+            "zipf",
+            "--count",
+            "1K",
+            "--out",
+            "/nonexistent-pktlab-dir/z.pcap",
+        ][..],
+        &[
+            "aqm",
+            "sim",
+            "--duration",
+            "2",
+            "--series",
+            "/nonexistent-pktlab-dir/s.csv",
+        ],
+        &[
+            "trace",
+            "convert",
+            "--packets",
+            "1K",
+            "--out",
+            "/nonexistent-pktlab-dir/t.pcap",
+        ],
     ] {
         let o = pktlab().args(args).output().unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
         let last = err.lines().last().unwrap_or("");
         assert!(
-            last.starts_with("pktlab: error: /nonexistent-pktlab-dir/") && last.contains(": cannot create: "),
+            last.starts_with("pktlab: error: /nonexistent-pktlab-dir/")
+                && last.contains(": cannot create: "),
             "{args:?}: {err}"
         );
     }

@@ -7,12 +7,12 @@
 use super::{check, median, Error, Progress, Result};
 use pktlab::ccn::tlv;
 use pktlab::io::pcap_write::{build_frame, tcp_flags, Ips, PcapWriter, L4};
+use pktlab::io::OutFile;
 use pktlab::net::{Address, Prefix};
 use pktlab::traffic::{FlowStream, Merge, NameStream, SplitMix64, ZipfTable};
 use pktlab::util::splitmix64;
 use serde::{Deserialize, Serialize};
 use std::hint::black_box;
-use pktlab::io::OutFile;
 use std::path::PathBuf;
 use std::time::Instant;
 

@@ -2,8 +2,8 @@
 //! stream, each file's [`ReadReport`] kept for the result (and its summary noted through the
 //! progress, as every command reports skipped input).
 
-use super::*;
 use super::run::Ops;
+use super::*;
 use pktlab::io::{read_updates_mixed, ReadReport};
 
 /// Routes of one family for the run.
@@ -146,7 +146,9 @@ mod tests {
         std::fs::write(&t, "10.0.0.0/8 1\n1.2.3.0/33 2\n2001:db8::/32 3\n").unwrap();
         let mut up = String::new();
         for i in 0..10u32 {
-            up.push_str(&format!("A 11.{i}.0.0/16 1\nA 2001:db8:{i:x}::/48 2\ngarbage {i}\n"));
+            up.push_str(&format!(
+                "A 11.{i}.0.0/16 1\nA 2001:db8:{i:x}::/48 2\ngarbage {i}\n"
+            ));
         }
         std::fs::write(&u, up).unwrap();
         let cfg = ForwardConfig {
@@ -170,22 +172,25 @@ mod tests {
         let notes = notes.into_inner().unwrap();
         let tn = t.display().to_string();
         assert!(
-            notes
-                .iter()
-                .any(|n| n.starts_with(&format!("{tn}: skipped 1 unparsable lines (first: {tn}:2: prefix length 33"))),
+            notes.iter().any(|n| n.starts_with(&format!(
+                "{tn}: skipped 1 unparsable lines (first: {tn}:2: prefix length 33"
+            ))),
             "{notes:?}"
         );
         let un = u.display().to_string();
         assert!(
-            notes
-                .iter()
-                .any(|n| n.starts_with(&format!("{un}: skipped 10 unparsable lines (first: {un}:3:"))),
+            notes.iter().any(|n| n.starts_with(&format!(
+                "{un}: skipped 10 unparsable lines (first: {un}:3:"
+            ))),
             "{notes:?}"
         );
         // The reports carried into the JSON result: the table's IPv4 read and the updates.
         assert_eq!(reports.len(), 3, "{reports:?}");
         assert_eq!(reports[0].skipped, 1);
         assert_eq!(reports[2].skipped, 10);
-        assert_eq!(reports[2].first_errors[0], format!("{un}:3: expected 'A' or 'W', found \"garbage\""));
+        assert_eq!(
+            reports[2].first_errors[0],
+            format!("{un}:3: expected 'A' or 'W', found \"garbage\"")
+        );
     }
 }

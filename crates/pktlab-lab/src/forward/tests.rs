@@ -105,7 +105,10 @@ fn a_stopped_replay_keeps_what_it_forwarded() {
         assert!(r.interrupted);
         assert!(r.forwarded > 0 && r.packets < 1 << 40, "{r:?}");
         let d = r.dropped;
-        assert_eq!(r.packets, r.forwarded + d.parse + d.ttl + d.no_route + d.aqm);
+        assert_eq!(
+            r.packets,
+            r.forwarded + d.parse + d.ttl + d.no_route + d.aqm
+        );
         assert_eq!(pcap_packets(&out), r.forwarded, "{workers} workers");
         assert!(r.max_rss_bytes > 0);
         let _ = std::fs::remove_file(&out);

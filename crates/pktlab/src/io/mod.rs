@@ -25,15 +25,15 @@ pub mod pcap_write;
 pub mod routes;
 pub mod synth;
 
+/// Offending input in messages: escaped, at most ~80 bytes (see [`crate::util::quote`]).
+pub use crate::util::quote;
 pub use nexthop::{asn_nexthop, hash_nexthop, NextHopScheme, SchemeError};
 pub use output::{check_output, write_whole, OutFile, OutputError};
 pub use routes::{
-    read_table, read_table_from, read_updates, read_updates_from, read_updates_mixed,
-    MixedUpdates, ReadReport, Route, Table, Update,
+    read_table, read_table_from, read_updates, read_updates_from, read_updates_mixed, MixedUpdates,
+    ReadReport, Route, Table, Update,
 };
 pub use synth::{synthetic_table, DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES};
-/// Offending input in messages: escaped, at most ~80 bytes (see [`crate::util::quote`]).
-pub use crate::util::quote;
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};

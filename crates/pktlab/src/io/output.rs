@@ -211,7 +211,10 @@ mod tests {
     fn bad_places_are_one_line_errors_naming_the_path() {
         let e = OutFile::create(Path::new("/no/such/dir/out.pcap")).unwrap_err();
         let m = e.to_string();
-        assert!(m.starts_with("/no/such/dir/out.pcap: cannot create: "), "{m}");
+        assert!(
+            m.starts_with("/no/such/dir/out.pcap: cannot create: "),
+            "{m}"
+        );
         assert!(!m.contains('\n'));
         let d = std::env::temp_dir();
         let m = check_output(&d).unwrap_err().to_string();

@@ -430,9 +430,21 @@ mod tests {
         w(&mut b, len);
         let mut r = PacketReader::from_reader(std::io::Cursor::new(b), "lie.pcapng").unwrap();
         assert!(r.next_record().is_none());
-        let t = r.report().truncated.clone().expect("the reader stops with a note");
-        assert!(t.len() < 300, "{} bytes: {}", t.len(), &t[..t.len().min(300)]);
-        assert!(t.starts_with("unreadable record (parser error Verify at \""), "{t}");
+        let t = r
+            .report()
+            .truncated
+            .clone()
+            .expect("the reader stops with a note");
+        assert!(
+            t.len() < 300,
+            "{} bytes: {}",
+            t.len(),
+            &t[..t.len().min(300)]
+        );
+        assert!(
+            t.starts_with("unreadable record (parser error Verify at \""),
+            "{t}"
+        );
     }
 
     #[test]

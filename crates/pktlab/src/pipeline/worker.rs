@@ -256,7 +256,11 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
     /// every buffer to the pool.
     pub fn run(&mut self) {
         loop {
-            if self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
+            if self
+                .stop
+                .as_ref()
+                .is_some_and(|s| s.load(Ordering::Relaxed))
+            {
                 break;
             }
             if !self.layout.begin(self.batch) {

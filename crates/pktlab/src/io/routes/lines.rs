@@ -5,8 +5,8 @@
 use super::FieldError;
 use super::ReadReport;
 use crate::io::IoError;
-use crate::util::quote;
 use crate::net::{Address, Family, NextHop, Prefix};
+use crate::util::quote;
 use std::io::{BufRead, Read};
 
 /// True if the prefix token is of the other family than `A` (so it is skipped silently).

@@ -169,9 +169,7 @@ fn parse_line<A: Address>(
     }
     if withdraw {
         if let Some(extra) = col3 {
-            return Err(
-                format!("unexpected extra field {} after withdrawal", quote(extra)).into(),
-            );
+            return Err(format!("unexpected extra field {} after withdrawal", quote(extra)).into());
         }
     }
     if is_other_family::<A>(ptok) {
