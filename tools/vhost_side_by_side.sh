@@ -13,6 +13,13 @@
 #                 TTL on every pass and the looping packets die after 63 trips.
 #   chain:SWITCH  pktlab gen flows (virtio-user:A) -> switch -> pktlab sink (virtio-user:B), gen
 #                 and sink on CPU 0; Mpps = the sink's rate, loss = 1 - received/sent.
+#   tchain:SWITCH testpmd txonly (net_virtio_user on A) -> switch -> testpmd rxonly
+#                 (net_virtio_user on B), both CNFs on CPU 0: the cheapest CNFs there are, so
+#                 the switch is the bottleneck; every stage set runs (no loop). Mpps = the
+#                 rxonly CNF's Rx-pps; switch_rx_mpps = what the switch took from A per second
+#                 (median of its per-second samples): with both CNFs sharing CPU 0 the rxonly
+#                 one is descheduled for whole time slices and its ring overflows, so the
+#                 switch's intake, not the delivered rate, is the switch's capacity.
 # Configurations run in interleaved rounds (A B C … A B C …). One JSON object per run on
 # stdout; progress on stderr.
 #
@@ -57,6 +64,13 @@ start_cnf() { # log
     --vdev "net_virtio_user0,path=$work/a.sock,queues=1" \
     --vdev "net_virtio_user1,path=$work/b.sock,queues=1" \
     -- --forward-mode=io --tx-first "${pmd_opts[@]}" > "$1" 2>&1 &
+  echo $!
+}
+
+start_pmd_cnf() { # prefix socket mode log
+  taskset -c 0 "$testpmd" --lcores '0@0,1@0' --main-lcore 0 "${eal_common[@]}" --file-prefix="$1" \
+    --single-file-segments --vdev "net_virtio_user0,path=$2,queues=1" \
+    -- --forward-mode="$3" "${pmd_opts[@]}" > "$4" 2>&1 &
   echo $!
 }
 
@@ -127,10 +141,46 @@ if "pktlab-" in c:
 print(json.dumps(out))
 EOF
       return;;
+    tchain:*)
+      start_switch "${c#tchain:}" "$log"
+      local rx tx
+      rx=$(start_pmd_cnf cnfrx "$work/b.sock" rxonly "$log.rx")
+      sleep 1
+      tx=$(start_pmd_cnf cnftx "$work/a.sock" txonly "$log.tx")
+      sleep "$secs"
+      kill -INT "$tx" 2>/dev/null || true; wait "$tx" 2>/dev/null || true
+      kill -INT "$rx" 2>/dev/null || true; wait "$rx" 2>/dev/null || true
+      kill -INT "$sw" 2>/dev/null || true; wait "$sw" 2>/dev/null || true
+      python3 - "$c" "$r" "$log" "$(cut -d' ' -f1 /proc/loadavg)" <<'EOF'
+import json, re, statistics, sys
+c, r, log, load = sys.argv[1:5]
+def pps(f, key):
+    v = [int(x) for x in re.findall(key + r"-pps:\s+(\d+)", open(f, errors="replace").read())][2:]
+    return statistics.median(v) / 1e6 if v else 0.0
+def total(f, key):
+    m = re.findall(key + r"-packets:\s+(\d+)", open(f, errors="replace").read())
+    return int(m[-1]) if m else None
+out = {"config": c, "round": int(r), "mpps": round(pps(log + ".rx", "Rx"), 3),
+       "tx_mpps": round(pps(log + ".tx", "Tx"), 3), "sent": total(log + ".tx", "TX"),
+       "delivered": total(log + ".rx", "RX"), "load": float(load)}
+# The switch's own receive rate from A (per-second samples while the source runs, after 2 s):
+# what the switch can take in when the receiving CNF, sharing CPU 0, cannot keep up.
+if "pktlab-" in c:
+    sw = json.load(open(log + ".sw"))
+    out["switch_rx"] = sw.get("packets")
+    out["switch_drops"] = sum(sw.get("dropped", {}).values())
+    v = [float(x) for x in re.findall(r"rx\s+(\d+) pps", open(log + ".sw.err", errors="replace").read())]
+else:
+    v = [float(x) for x in re.findall(r"Rx-pps:\s+(\d+)", open(log + ".sw", errors="replace").read())][0::2]
+v = [x for x in v if x > 0][2:-1]
+out["switch_rx_mpps"] = round(statistics.median(v) / 1e6, 3) if v else 0.0
+print(json.dumps(out))
+EOF
+      return;;
     loop:*)
       c=${c#loop:}
       start_switch "$c" "$log";;
-    *) echo "unknown configuration $c (loop:SWITCH or chain:SWITCH)" >&2; return 1;;
+    *) echo "unknown configuration $c (loop:SWITCH, chain:SWITCH or tchain:SWITCH)" >&2; return 1;;
   esac
   local cnf; cnf=$(start_cnf "$log.cnf")
   sleep "$secs"

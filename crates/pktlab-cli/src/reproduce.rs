@@ -25,7 +25,7 @@ pub struct ReproduceArgs {
     /// Output directory: index.html, results.json and one CSV per figure.
     #[arg(long, default_value = "report")]
     out: PathBuf,
-    /// Run only these sections (comma-separated ids: lpm, cache, aqm, tcp-mixes, zipf-cs, ccn-live, forward).
+    /// Run only these sections (comma-separated ids: lpm, cache, aqm, tcp-mixes, zipf-cs, ccn-live, forward, vhost-live).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// Print a JSON summary on stdout instead of the table.

@@ -184,7 +184,9 @@ fn router_run(kind: &str) {
     assert!(ok, "iperf3 client: {out}");
     let j: Value = serde_json::from_str(&out).expect("iperf3 JSON");
     let bytes = j["end"]["sum_received"]["bytes"].as_f64().unwrap_or(0.0);
-    assert!(bytes > 1e6, "{kind}: TCP moved only {bytes} bytes");
+    // 15 MB in 1 s (120 Mb/s): a quiet machine moves ~200 MB; a worker that blocks on
+    // one idle port while another has frames (20 ms per empty poll) moved ~2.5 MB.
+    assert!(bytes > 15e6, "{kind}: TCP moved only {bytes} bytes in 1 s");
 
     // 3. Route change while a ping flood runs: C sees the echo requests within 100 ms.
     let flood = Command::new("ip")

@@ -52,6 +52,7 @@ mod live_port;
 pub mod lpm;
 pub mod router;
 pub mod traffic;
+pub mod vhost_chain;
 mod virtio_ports;
 
 mod error;

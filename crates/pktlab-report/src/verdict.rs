@@ -189,6 +189,28 @@ pub fn pair_order(hi: &[f64], lo: &[f64]) -> PairOrder {
     PairOrder::TieWithinNoise
 }
 
+/// The verdict of a claim that series `hi` (its rounds) lies above series `lo`: reproduced when
+/// it does beyond noise, a tie within noise when the rounds cannot tell, differs when it lies
+/// below beyond noise ([`pair_order`]). The reason names both series' rounds.
+pub fn above(hi_name: &str, hi: &[f64], lo_name: &str, lo: &[f64]) -> Verdict {
+    let (kind, how) = match pair_order(hi, lo) {
+        PairOrder::Holds => (Kind::Reproduced, "above beyond noise"),
+        PairOrder::TieWithinNoise => (
+            Kind::TieWithinNoise,
+            "the rounds overlap and no sign test separates them",
+        ),
+        PairOrder::Inverted => (Kind::Differs, "below beyond noise"),
+    };
+    Verdict {
+        kind,
+        why: format!(
+            "{hi_name} {} vs {lo_name} {}: {how} (ranges, then a sign test over paired rounds at p < {SIGN_P})",
+            span(hi),
+            span(lo)
+        ),
+    }
+}
+
 fn range(v: &[f64]) -> (f64, f64) {
     v.iter()
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {

@@ -34,6 +34,7 @@ const FIGURES: &[(&str, &[&str])] = &[
     ("zipf-cs", &["zipf-error", "cs-hit-ratio", "cs-rate"]),
     ("ccn-live", &["ccn-live-hit", "ccn-live-rate"]),
     ("forward", &["mbuf-layouts"]),
+    ("vhost-live", &["vhost-chain"]),
 ];
 
 /// Comparison tables (published beside ours) the page must carry.

@@ -200,9 +200,12 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         algos: names.clone(),
         ..TableSpec::default()
     };
-    let lookups = ctx.pick(1u64 << 16, 1 << 22, 1 << 25);
-    // Interleaved rounds: every round times each structure once (see `bench`).
-    let runs = ctx.pick(3, 3, 5);
+    let lookups = ctx.pick(1u64 << 16, 1 << 21, 1 << 24);
+    // Interleaved rounds: every round times each structure once (see `bench`). Nine short
+    // rounds rather than three long ones: one round that the host slowed cannot hide an
+    // ordering, since the sign test over 9 paired rounds separates two structures at 8 of 9
+    // (p = 0.02), where 3 rounds rest on their ranges alone.
+    let runs = ctx.pick(3, 9, 9);
     let depth_samples = ctx.pick(1u64 << 14, 1 << 17, 1 << 20);
     let random_cfg = BenchConfig {
         table: spec.clone(),

@@ -12,6 +12,7 @@ mod ccn_live;
 mod forward;
 mod lpm;
 mod tcp_mixes;
+mod vhost_live;
 mod zipf_cs;
 
 /// Every section, in page order.
@@ -23,4 +24,5 @@ pub static REGISTRY: &[SectionDef] = &[
     zipf_cs::SECTION,
     ccn_live::SECTION,
     forward::SECTION,
+    vhost_live::SECTION,
 ];

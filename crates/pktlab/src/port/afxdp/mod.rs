@@ -441,12 +441,19 @@ impl RxPort for AfXdpRx {
             if self.stop.load(Ordering::Relaxed) {
                 return 0;
             }
-            // Need-wakeup mode: the kernel waits for a poll before it refills from the fill ring.
-            self.xsk.wait(if h.fill.needs_wakeup() {
-                1
+            // Need-wakeup mode: the kernel waits for a poll before it refills from the fill
+            // ring, so a flagged ring gets a poll even when the caller wants no waiting (a
+            // zero timeout still wakes the kernel). Otherwise wait only as long as the caller
+            // allows: a router polling several ports waits on all of them at once, never on
+            // one empty port while another has frames.
+            let ms = if h.fill.needs_wakeup() {
+                self.idle_ms.min(1)
             } else {
-                IDLE_POLL_MS
-            });
+                self.idle_ms
+            };
+            if ms > 0 || h.fill.needs_wakeup() {
+                self.xsk.wait(ms);
+            }
             n = h.rx.ready(max as u32);
             if n == 0 {
                 return 0;
