@@ -15,6 +15,7 @@ fn scratch(name: &str) -> PathBuf {
 
 /// Runs pktlab with `args`; returns (exit code, stdout, stderr, max RSS in bytes), the RSS
 /// taken from wait4(2) for this child alone.
+#[allow(clippy::zombie_processes)] // the child is reaped by wait4(2), which clippy does not see
 fn run(args: &[&str], dir: &Path) -> (i32, String, String, u64) {
     let (out, err) = (dir.join("stdout"), dir.join("stderr"));
     let child = Command::new(env!("CARGO_BIN_EXE_pktlab"))

@@ -252,6 +252,8 @@ fn a_missing_output_directory_is_found_before_the_work() {
             "sim",
             "--duration",
             "2",
+            "--warmup",
+            "1",
             "--series",
             "/nonexistent-pktlab-dir/s.csv",
         ],
