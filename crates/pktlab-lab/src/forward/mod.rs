@@ -279,7 +279,8 @@ pub struct ForwardResult {
     /// True if [`ForwardConfig::stop`] ended the run (SIGINT/SIGTERM from the CLI); the
     /// counts and the `pcap:` output are complete up to that point.
     pub interrupted: bool,
-    /// The process's largest resident set size so far, bytes (`getrusage` `ru_maxrss`).
+    /// The process's largest resident set size so far, bytes (`VmHWM` of
+    /// `/proc/self/status`).
     pub max_rss_bytes: u64,
 }
 

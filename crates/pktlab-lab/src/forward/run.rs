@@ -17,9 +17,20 @@ pub(crate) fn cpu_seconds() -> f64 {
     tv(ru.ru_utime) + tv(ru.ru_stime)
 }
 
-/// The largest resident set size of this process so far, bytes (`getrusage`'s
-/// `ru_maxrss`, which Linux gives in KiB).
+/// The largest resident set size of this process so far, bytes: `VmHWM` of
+/// `/proc/self/status` (`ru_maxrss` of `getrusage` where that is missing — it also counts the
+/// peak of the process that forked this one, before exec).
 pub(crate) fn max_rss_bytes() -> u64 {
+    let hwm = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        });
+    if let Some(kib) = hwm {
+        return kib * 1024;
+    }
     // SAFETY: `rusage` is plain data, for which all-zero bytes are a valid value.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: getrusage writes only into the struct it is given, which outlives the call.
