@@ -603,6 +603,7 @@ pub struct FlowsResult {
 /// Writes a pcap of packets from Zipf-popular 5-tuple flows (TCP and UDP).
 pub fn flows(a: &FlowsConfig, p: &dyn Progress) -> Result<FlowsResult> {
     check::int_range("--count", a.count, 1, 1 << 40)?;
+    a.table.validate()?;
     let out = OutFile::create(&a.out)?;
     let t = a.table.build()?;
     let src = flow_frames(&t, a.table.seed, None, None);

@@ -670,8 +670,9 @@ pub fn convert(cfg: &ConvertConfig, p: &dyn Progress) -> Result<ConvertResult> {
             "--format {fmt}: expected compact, pcap or oracle"
         )));
     }
-    // The output is checked (and its temporary made) before any input is read; it gets its
-    // real name only once complete.
+    // The parameters, then the output (its temporary made) before any input is read; it
+    // gets its real name only once complete.
+    cfg.trace.validate()?;
     let w = OutFile::create(&cfg.out)?;
     let src = cfg.trace.source()?;
     let name = cfg.out.display().to_string();
