@@ -129,7 +129,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     // socket run per size moves with the loopback's load more than the stores differ.
     let sizes: Vec<usize> = cfg.cs_entries.iter().copied().filter(|&c| c > 0).collect();
     if let (Some(&small), Some(&large)) = (sizes.first(), sizes.last()) {
-        let rounds = ctx.pick(2, 3, 5);
+        let rounds = ctx.pick(2, 5, 5);
         let (mut r_small, mut r_large) = (Vec::new(), Vec::new());
         for _ in 0..rounds {
             let rc = CaseStudyConfig {
