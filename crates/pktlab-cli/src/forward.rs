@@ -9,13 +9,15 @@ use pktlab::io::{DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES};
 use pktlab_lab::forward::{forward, forward_with_status, ForwardConfig, TableSpec};
 use pktlab_lab::forward::{ForwardProgress, LiveStatus};
 use pktlab_lab::router::{self, RouterConfig, RouterStatus};
-use pktlab_lab::Silent;
+use pktlab_lab::Event;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
 
 /// Forward packets through the batched data plane (paper 001's message buffers with the
 /// flow cache, Poptrie and AQM): rx port → parse → flow cache → LPM → TTL → AQM → tx port.
+/// SIGINT / SIGTERM stop a run cleanly: the pcap output so far is kept, the summary printed
+/// (`interrupted`), and a replay cut short exits with status 130.
 #[derive(Args, Debug)]
 pub struct ForwardArgs {
     /// Routing table: `synthetic` (1M IPv4 + 250K IPv6 routes) or a file (text, pyasn, MRT;
@@ -119,8 +121,15 @@ fn live(cfg: &ForwardConfig, json: bool) -> Result<i32> {
             eprintln!("{line}");
         }
     };
-    let r = forward_with_status(cfg, &Silent, Some(&show)).map_err(|e| anyhow!(e))?;
-    print_result(&r, json)
+    // No progress bar beside the status line; notes (skipped input lines) still go out.
+    let notes = |e: Event<'_>| {
+        if let Event::Note(m) = e {
+            eprintln!("pktlab: {m}");
+        }
+    };
+    let r = forward_with_status(cfg, &notes, Some(&show)).map_err(|e| anyhow!(e))?;
+    print_result(&r, json)?;
+    Ok(0)
 }
 
 /// `--fib kernel`: pktlab as a router between live ports.
@@ -240,27 +249,29 @@ pub fn run(a: ForwardArgs) -> Result<i32> {
         seed: a.seed,
         pool_cache: size("pool-cache", &a.pool_cache)? as usize,
         duration: a.duration.map(|d| d.as_secs_f64()),
-        // Only live runs stop on SIGINT (a replay keeps Ctrl-C's default: exit at once).
-        stop: None,
+        // SIGINT / SIGTERM stop the run cleanly: a live run ends, a replay stops before its
+        // next batch; the output so far is finalised and the summary printed.
+        stop: Some(stop_flag()),
         delay_ms: a.delay,
         rate_mbps: a.rate,
         ..ForwardConfig::default()
     };
     if cfg.live() {
-        let cfg = ForwardConfig {
-            stop: Some(stop_flag()),
-            ..cfg
-        };
         return live(&cfg, a.json);
     }
     let r = forward(&cfg, &Bars::new())?;
-    print_result(&r, a.json)
+    print_result(&r, a.json)?;
+    // A replay cut short by a signal: its summary is printed, the exit status says so.
+    Ok(if r.interrupted { 130 } else { 0 })
 }
 
-fn print_result(r: &pktlab_lab::forward::ForwardResult, json: bool) -> Result<i32> {
+fn print_result(r: &pktlab_lab::forward::ForwardResult, json: bool) -> Result<()> {
     if json {
         println!("{}", serde_json::to_string(&r)?);
-        return Ok(0);
+        return Ok(());
+    }
+    if r.interrupted {
+        println!("interrupted: the counts (and a pcap output) cover the run up to the signal");
     }
     let d = r.dropped;
     println!(
@@ -301,10 +312,22 @@ fn print_result(r: &pktlab_lab::forward::ForwardResult, json: bool) -> Result<i3
             .unwrap_or_default()
     );
     if let Some(u) = &r.updates {
+        let skipped = if u.skipped > 0 {
+            format!("; {} unusable lines skipped", u.skipped)
+        } else {
+            String::new()
+        };
         println!(
-            "route updates: {} of {} applied in {} publications",
+            "route updates: {} of {} applied in {} publications{skipped}",
             u.applied, u.total, u.publishes
         );
     }
-    Ok(0)
+    for s in r.inputs.iter().filter_map(|i| i.summary()) {
+        println!("input {s}");
+    }
+    println!(
+        "max RSS {:.1} MiB",
+        r.max_rss_bytes as f64 / (1 << 20) as f64
+    );
+    Ok(())
 }

@@ -64,6 +64,16 @@ impl From<NetsimError> for Error {
     }
 }
 
+impl From<pktlab::io::OutputError> for Error {
+    fn from(e: pktlab::io::OutputError) -> Self {
+        Error::Output {
+            path: e.path,
+            what: e.what.into(),
+            error: e.error,
+        }
+    }
+}
+
 impl From<ParamError> for Error {
     fn from(e: ParamError) -> Self {
         Error::Param(e.0)

@@ -185,6 +185,7 @@ pub fn router(cfg: &RouterConfig, status: &mut dyn FnMut(&RouterStatus)) -> Resu
             adj: fib.adj.clone(),
             probes: fib.probes.clone(),
         }),
+        stop: None,
     };
     let layout = one_layout::<RouterLayout>(cfg.batch);
     let mut worker = Worker::new(parts, layout, rx, tx, 0);

@@ -7,13 +7,13 @@
 use super::{check, median, Error, Progress, Result};
 use pktlab::ccn::tlv;
 use pktlab::io::pcap_write::{build_frame, tcp_flags, Ips, PcapWriter, L4};
+use pktlab::io::OutFile;
 use pktlab::net::{Address, Prefix};
 use pktlab::traffic::{FlowStream, Merge, NameStream, SplitMix64, ZipfTable};
 use pktlab::util::splitmix64;
 use serde::{Deserialize, Serialize};
 use std::hint::black_box;
-use std::io::BufWriter;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 /// Zipf table parameters shared by the generators.
@@ -209,6 +209,8 @@ pub struct ZipfResult {
 /// packets to Zipf-ranked destinations.
 pub fn zipf(a: &ZipfConfig, p: &dyn Progress) -> Result<ZipfResult> {
     a.validate()?;
+    // The output is checked before the work (its temporary exists meanwhile).
+    let out = a.out.as_deref().map(OutFile::create).transpose()?;
     let t0 = Instant::now();
     let t = a.table.build()?;
     let build_s = t0.elapsed().as_secs_f64();
@@ -313,9 +315,9 @@ pub fn zipf(a: &ZipfConfig, p: &dyn Progress) -> Result<ZipfResult> {
         None
     };
     let mut written = None;
-    if let Some(path) = &a.out {
+    if let Some(out) = out {
         let src = zipf_frames(&t, a.table.seed, None);
-        written = Some(write_pcap(path, a.count, "zipf pcap", p, src)?);
+        written = Some(write_pcap(out, a.count, "zipf pcap", p, src)?);
     }
     Ok(ZipfResult {
         alpha: a.table.alpha,
@@ -423,23 +425,19 @@ pub fn zipf_error_sweep(cfg: &ZipfErrorConfig, p: &dyn Progress) -> Result<ZipfE
     })
 }
 
-fn create(path: &Path) -> Result<std::fs::File> {
-    std::fs::File::create(path).map_err(|e| Error::output(path.display(), "cannot create", e))
-}
-
-/// Writes `count` frames produced by `frame(i, buf)` to `path` (1 µs apart), reporting
-/// progress; returns the summary.
+/// Writes `count` frames produced by `frame(i, buf)` to `out` (1 µs apart), reporting
+/// progress, and gives it its real name once complete; returns the summary.
 fn write_pcap(
-    path: &Path,
+    out: OutFile,
     count: u64,
     what: &str,
     p: &dyn Progress,
     mut frame: impl FrameSource,
 ) -> Result<PcapInfo> {
-    let name = path.display().to_string();
+    let name = out.path().display().to_string();
     p.start(what, Some(count));
-    let wr = |e| Error::output(&name, "write", e);
-    let mut w = PcapWriter::new(BufWriter::with_capacity(1 << 20, create(path)?)).map_err(wr)?;
+    let wr = |e| Error::output(&name, "write error", e);
+    let mut w = PcapWriter::new(out).map_err(wr)?;
     let mut f = Vec::with_capacity(2048);
     let mut bytes = 0u64;
     for i in 0..count {
@@ -451,7 +449,7 @@ fn write_pcap(
             p.set(i);
         }
     }
-    w.finish().map_err(wr)?;
+    w.finish().map_err(wr)?.commit()?;
     p.finish();
     p.note(&format!(
         "wrote {count} packets ({bytes} frame bytes) to {name}"
@@ -609,9 +607,11 @@ pub struct FlowsResult {
 /// Writes a pcap of packets from Zipf-popular 5-tuple flows (TCP and UDP).
 pub fn flows(a: &FlowsConfig, p: &dyn Progress) -> Result<FlowsResult> {
     check::int_range("--count", a.count, 1, 1 << 40)?;
+    a.table.validate()?;
+    let out = OutFile::create(&a.out)?;
     let t = a.table.build()?;
     let src = flow_frames(&t, a.table.seed, None, None);
-    let written = write_pcap(&a.out, a.count, "flows pcap", p, src)?;
+    let written = write_pcap(out, a.count, "flows pcap", p, src)?;
     Ok(FlowsResult {
         alpha: a.table.alpha,
         flows: a.table.names,
@@ -667,6 +667,7 @@ pub struct CcnPcapResult {
 /// names drawn from the Zipf table.
 pub fn ccn_pcap(a: &CcnPcapConfig, p: &dyn Progress) -> Result<CcnPcapResult> {
     a.validate()?;
+    let out = OutFile::create(&a.out)?;
     let t = a.table.build()?;
     let src = ccn_frames(
         &t,
@@ -676,7 +677,7 @@ pub fn ccn_pcap(a: &CcnPcapConfig, p: &dyn Progress) -> Result<CcnPcapResult> {
         a.payload,
         a.interests_only,
     );
-    let written = write_pcap(&a.out, a.count, "ccn pcap", p, src)?;
+    let written = write_pcap(out, a.count, "ccn pcap", p, src)?;
     Ok(CcnPcapResult {
         alpha: a.table.alpha,
         names: a.table.names,

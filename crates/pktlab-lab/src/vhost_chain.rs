@@ -229,6 +229,39 @@ fn start_testpmd(bin: &Path, mode: &str, a: &Path, b: &Path) -> Result<Proc> {
     Ok(Proc(child))
 }
 
+/// The pktlab switch between `DIR/a.sock` (rx) and `DIR/b.sock` (tx), routing with one
+/// default route written to `DIR/routes.txt`, running until `stop`.
+fn switch_config(
+    dir: &Path,
+    stages: Stages,
+    meta: MetaKind,
+    batch: usize,
+    stop: &Arc<AtomicBool>,
+) -> Result<ForwardConfig> {
+    let table = dir.join("routes.txt");
+    std::fs::write(&table, "0.0.0.0/0 1\n").map_err(|e| Error::Output {
+        path: table.display().to_string(),
+        what: "cannot write".into(),
+        error: e,
+    })?;
+    let port = |name: &str| VhostSpec {
+        path: dir.join(name),
+        client: false,
+    };
+    Ok(ForwardConfig {
+        table: TableSpec::Files(vec![table]),
+        rx: RxSpec::VhostUser(port("a.sock")),
+        tx: TxSpec::VhostUser(port("b.sock")),
+        stages,
+        meta,
+        batch,
+        // Long enough for any run: the caller's `stop` ends it.
+        duration: Some(3600.0),
+        stop: Some(stop.clone()),
+        ..ForwardConfig::default()
+    })
+}
+
 /// Runs the chain once: the switch starts, the sink attaches to B, the generator sends
 /// 64-byte-class flows into A for `cfg.seconds`, the sink stops one second after the last
 /// packet (or `seconds` + 5 s), then the switch stops.
@@ -264,29 +297,7 @@ pub fn run_chain(cfg: &ChainConfig) -> Result<ChainResult> {
                 meta,
                 batch,
             } => {
-                let table = dir.0.join("routes.txt");
-                std::fs::write(&table, "0.0.0.0/0 1\n").map_err(|e| Error::Output {
-                    path: table.display().to_string(),
-                    what: "cannot write".into(),
-                    error: e,
-                })?;
-                let fcfg = ForwardConfig {
-                    table: TableSpec::Files(vec![table]),
-                    rx: RxSpec::VhostUser(VhostSpec {
-                        path: a.clone(),
-                        client: false,
-                    }),
-                    tx: TxSpec::VhostUser(VhostSpec {
-                        path: b.clone(),
-                        client: false,
-                    }),
-                    stages: *stages,
-                    meta: *meta,
-                    batch: *batch,
-                    duration: Some(cfg.seconds + 60.0),
-                    stop: Some(stop.clone()),
-                    ..ForwardConfig::default()
-                };
+                let fcfg = switch_config(&dir.0, *stages, *meta, *batch, &stop)?;
                 let running = Arc::new(AtomicBool::new(false));
                 let r2 = running.clone();
                 let h = s.spawn(move || {
@@ -448,29 +459,7 @@ pub fn run_loop(switch: &Switch, testpmd_bin: &Path, seconds: u64) -> Result<Loo
         let mut sw_proc = None;
         let sw = match switch {
             Switch::Pktlab { meta, batch, .. } => {
-                let table = dir.0.join("routes.txt");
-                std::fs::write(&table, "0.0.0.0/0 1\n").map_err(|e| Error::Output {
-                    path: table.display().to_string(),
-                    what: "cannot write".into(),
-                    error: e,
-                })?;
-                let fcfg = ForwardConfig {
-                    table: TableSpec::Files(vec![table]),
-                    rx: RxSpec::VhostUser(VhostSpec {
-                        path: a.clone(),
-                        client: false,
-                    }),
-                    tx: TxSpec::VhostUser(VhostSpec {
-                        path: b.clone(),
-                        client: false,
-                    }),
-                    stages: Stages::Io,
-                    meta: *meta,
-                    batch: *batch,
-                    duration: Some(seconds as f64 + 60.0),
-                    stop: Some(stop.clone()),
-                    ..ForwardConfig::default()
-                };
+                let fcfg = switch_config(&dir.0, Stages::Io, *meta, *batch, &stop)?;
                 let h = s.spawn(move || {
                     pin(1);
                     crate::forward::forward(&fcfg, &Silent)

@@ -233,8 +233,9 @@ pub struct Written {
     pub csv: Vec<PathBuf>,
 }
 
+/// Writes one file of the report whole (a temporary renamed when complete).
 fn put(path: &Path, data: &str) -> Result<()> {
-    std::fs::write(path, data).map_err(|e| Error::output(path.display(), "cannot write", e))
+    Ok(pktlab::io::write_whole(path, data.as_bytes())?)
 }
 
 /// Writes `dir/index.html`, `dir/results.json` and `dir/<figure>.csv` (creating `dir`).

@@ -17,6 +17,52 @@ use std::hash::{BuildHasherDefault, Hasher};
 #[cold]
 pub fn cold_path() {}
 
+/// The most bytes of escaped input [`quote`] puts in a message.
+pub const QUOTE_MAX: usize = 80;
+
+/// Offending input quoted for a one-line message, the one way pktlab's readers do it: the
+/// text escaped as `{:?}` escapes a string (bytes that are not UTF-8 as `\xNN`), at most
+/// [`QUOTE_MAX`] bytes of it, with `…` after the closing quote when the input was cut. So a
+/// message stays one short line whatever the input (a megabyte "token", binary garbage).
+pub fn quote(input: impl AsRef<[u8]>) -> String {
+    let mut out = String::with_capacity(QUOTE_MAX + 8);
+    out.push('"');
+    let mut cut = false;
+    let mut used = 0;
+    let mut push = |out: &mut String, e: &str| {
+        if used + e.len() > QUOTE_MAX {
+            return false;
+        }
+        used += e.len();
+        out.push_str(e);
+        true
+    };
+    'all: for chunk in input.as_ref().utf8_chunks() {
+        for c in chunk.valid().chars() {
+            let e: String = if c == '\'' {
+                "'".into()
+            } else {
+                c.escape_debug().collect()
+            };
+            if !push(&mut out, &e) {
+                cut = true;
+                break 'all;
+            }
+        }
+        for b in chunk.invalid() {
+            if !push(&mut out, &format!("\\x{b:02x}")) {
+                cut = true;
+                break 'all;
+            }
+        }
+    }
+    out.push('"');
+    if cut {
+        out.push('…');
+    }
+    out
+}
+
 /// The splitmix64 finaliser (Steele, Lea & Flood): add the golden gamma, then three
 /// xor-shift/multiply rounds. Used by the `hash:N` next-hop scheme.
 #[inline]
@@ -153,6 +199,22 @@ impl Xor128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quote_escapes_and_bounds() {
+        assert_eq!(quote("x/8"), "\"x/8\"");
+        assert_eq!(quote("a\"b\n'"), format!("{:?}", "a\"b\n'"));
+        assert_eq!(quote(b"\xff\x00ok"), "\"\\xff\\0ok\"");
+        let long = "y".repeat(1 << 20);
+        let q = quote(&long);
+        assert_eq!(q, format!("\"{}\"…", "y".repeat(QUOTE_MAX)));
+        // Escapes count in the bound; a cut never splits a character or an escape.
+        let q = quote(vec![1u8; 1000]);
+        assert!(q.len() <= QUOTE_MAX + 5 && q.ends_with("\"…"), "{q}");
+        assert!(q.trim_end_matches("\"…").ends_with("\\u{1}"), "{q}");
+        let q = quote("é".repeat(100));
+        assert!(q.len() <= QUOTE_MAX + 5 && q.ends_with("é\"…"), "{q}");
+    }
 
     #[test]
     fn conditional_draws_follow_the_stream_of_draws_taken_only_when_asked() {

@@ -69,7 +69,7 @@ pub struct AqmBenchRow {
     pub flows: u32,
     /// Median ns per arrival.
     pub ns_per_packet: f64,
-    /// Every repetition, sorted.
+    /// Every round's value, in round order (each round times every (flows, discipline) pair once).
     pub ns_all_reps: Vec<f64>,
     /// Dropped / arrivals in the last repetition.
     pub drop_fraction: f64,
@@ -102,8 +102,9 @@ pub fn bench(a: &AqmBenchConfig, p: &dyn Progress) -> Result<AqmBenchResult> {
     a.validate()?;
     let mut ps = AqmParamSet::default();
     a.zombie.apply(&mut ps)?;
-    let mut rows = Vec::new();
-    p.start("aqm bench", Some((a.flows.len() * a.aqm.len()) as u64));
+    // Every (flows, discipline) pair is timed once per round, round-robin, so that the host's
+    // speed changes fall on every pair alike (the report compares pairs round by round).
+    let mut streams = Vec::new();
     for &nf in &a.flows {
         let mut rng = SplitMix64::new(a.seed ^ nf as u64);
         // Sparse 32-bit flow ids, chosen uniformly among `nf`.
@@ -120,37 +121,51 @@ pub fn bench(a: &AqmBenchConfig, p: &dyn Progress) -> Result<AqmBenchResult> {
                 enq_at: 0,
             })
             .collect();
-        for name in &a.aqm {
-            let spec =
-                AqmSpec::parse_with(name, &ps).map_err(|e| Error::param(format!("--aqm: {e}")))?;
-            let mut times = Vec::new();
-            let mut drops_total = 0u64;
-            for rep in 0..a.reps {
+        streams.push((nf, pkts));
+    }
+    let specs = a
+        .aqm
+        .iter()
+        .map(|name| AqmSpec::parse_with(name, &ps).map_err(|e| Error::param(format!("--aqm: {e}"))))
+        .collect::<Result<Vec<_>>>()?;
+    let pairs = streams.len() * specs.len();
+    let mut times = vec![Vec::with_capacity(a.reps); pairs];
+    let mut drops = vec![0u64; pairs];
+    p.start("aqm bench", Some((pairs * a.reps) as u64));
+    for rep in 0..a.reps {
+        for (fi, (_, pkts)) in streams.iter().enumerate() {
+            for (ai, spec) in specs.iter().enumerate() {
                 let mut q: Discipline<Packet> =
                     spec.build(a.buffer, 185_000, a.seed + rep as u64)?;
                 let mut d: Drops<Packet> = Drops::default();
                 let t0 = Instant::now();
                 // One match per measurement, a monomorphised loop inside (as the data
                 // plane's output queue runs it): the per-packet cost is the discipline's.
-                pktlab::with_discipline!(&mut q, x => bench_loop(x, &pkts, &mut d));
-                times.push(t0.elapsed().as_secs_f64() * 1e9 / a.packets as f64);
+                pktlab::with_discipline!(&mut q, x => bench_loop(x, pkts, &mut d));
+                let k = fi * specs.len() + ai;
+                times[k].push(t0.elapsed().as_secs_f64() * 1e9 / a.packets as f64);
                 let s = q.stats();
-                drops_total = s.early_drops + s.forced_drops;
+                drops[k] = s.early_drops + s.forced_drops;
+                p.set((rep * pairs + k + 1) as u64);
             }
-            let med = median(&mut times);
+        }
+    }
+    let mut rows = Vec::new();
+    for (fi, (nf, _)) in streams.iter().enumerate() {
+        for (ai, spec) in specs.iter().enumerate() {
+            let k = fi * specs.len() + ai;
+            let med = median(&mut times[k].clone());
             p.note(&format!(
                 "aqm bench {} flows={nf}: {med:.1} ns/packet",
                 spec.name()
             ));
             rows.push(AqmBenchRow {
                 aqm: spec.name(),
-                flows: nf,
+                flows: *nf,
                 ns_per_packet: med,
-                ns_all_reps: times,
-                drop_fraction: drops_total as f64 / a.packets as f64,
+                ns_all_reps: std::mem::take(&mut times[k]),
+                drop_fraction: drops[k] as f64 / a.packets as f64,
             });
-            p.set(rows.len() as u64);
-            p.check_stop()?;
         }
     }
     p.finish();

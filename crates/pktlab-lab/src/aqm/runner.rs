@@ -261,8 +261,7 @@ pub(super) fn write_json_csv<T: Serialize>(
     let cp = dir.join(format!("{name}.csv"));
     let json = serde_json::to_value(r)
         .map_err(|e| Error::output(jp.display(), "cannot serialise", std::io::Error::other(e)))?;
-    std::fs::write(&jp, format!("{json}\n"))
-        .map_err(|e| Error::output(jp.display(), "write failed", e))?;
-    std::fs::write(&cp, csv).map_err(|e| Error::output(cp.display(), "write failed", e))?;
+    pktlab::io::write_whole(&jp, format!("{json}\n").as_bytes())?;
+    pktlab::io::write_whole(&cp, csv.as_bytes())?;
     Ok((jp, cp))
 }

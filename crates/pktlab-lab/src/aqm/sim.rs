@@ -3,6 +3,7 @@
 use super::*;
 use super::{check, Error, Progress, Result};
 use pktlab::aqm::{AqmParamSet, AqmSpec, RedParams};
+use pktlab::io::{check_output, OutFile};
 use pktlab::netsim::scenarios::dumbbell::{run_until_stopped, DumbbellConfig, DumbbellResult};
 use pktlab::netsim::secs;
 use pktlab::netsim::tcp::{TcpConfig, VegasLoss};
@@ -298,17 +299,21 @@ impl AqmSimConfig {
     }
 }
 
+/// The series file of discipline `aqm`: `path` itself, or `path.AQM.csv` with several.
+fn series_path(path: &str, aqm: &str, many: bool) -> String {
+    if many {
+        format!("{path}.{aqm}.csv")
+    } else {
+        path.to_string()
+    }
+}
+
 fn write_series(path: &str, r: &DumbbellResult, aqm: &str, many: bool) -> Result<String> {
     let Some(s) = &r.series else {
         return Ok(String::new());
     };
-    let path = if many {
-        format!("{path}.{aqm}.csv")
-    } else {
-        path.to_string()
-    };
-    let f = std::fs::File::create(&path).map_err(|e| Error::output(&path, "cannot create", e))?;
-    let mut w = std::io::BufWriter::new(f);
+    let path = series_path(path, aqm, many);
+    let mut w = OutFile::create(std::path::Path::new(&path))?;
     let mut out = || -> std::io::Result<()> {
         let mut head = String::from("t_s,queue_pkts,avg_pkts");
         for i in 0..s.tcp_flows {
@@ -325,6 +330,7 @@ fn write_series(path: &str, r: &DumbbellResult, aqm: &str, many: bool) -> Result
         w.flush()
     };
     out().map_err(|e| Error::output(&path, "write failed", e))?;
+    w.commit()?;
     Ok(path)
 }
 
@@ -335,6 +341,12 @@ pub fn sim(cfg: &AqmSimConfig, p: &dyn Progress) -> Result<AqmSimResult> {
     cfg.validate()?;
     let specs = cfg.specs()?;
     let many = specs.len() > 1;
+    if let Some(path) = &cfg.series {
+        // Every series file can be written: checked before the first simulation.
+        for spec in &specs {
+            check_output(std::path::Path::new(&series_path(path, spec.name(), many)))?;
+        }
+    }
     let mut runs = Vec::new();
     for spec in specs {
         let name = spec.name();

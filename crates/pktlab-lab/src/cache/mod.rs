@@ -10,6 +10,7 @@ use pktlab::flowcache::{
     PAPER_POLICIES, POLICY_NAMES,
 };
 use pktlab::io::compact::{CompactWriter, PcapExport};
+use pktlab::io::OutFile;
 use pktlab::traffic::{LengthHist, SynthConfig};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -674,7 +675,6 @@ pub struct ConvertResult {
 /// Converts a trace (pcap, compact or synthetic) to the compact format, to pcap, or to
 /// libCacheSim's oracleGeneral records (for speed comparisons only).
 pub fn convert(cfg: &ConvertConfig, p: &dyn Progress) -> Result<ConvertResult> {
-    let src = cfg.trace.source()?;
     let fmt = cfg.format.clone().unwrap_or_else(|| {
         let n = cfg.out.to_string_lossy().to_lowercase();
         if n.ends_with(".pcap") {
@@ -689,25 +689,27 @@ pub fn convert(cfg: &ConvertConfig, p: &dyn Progress) -> Result<ConvertResult> {
             "--format {fmt}: expected compact, pcap or oracle"
         )));
     }
+    // The parameters, then the output (its temporary made) before any input is read; it
+    // gets its real name only once complete.
+    cfg.trace.validate()?;
+    let w = OutFile::create(&cfg.out)?;
+    let src = cfg.trace.source()?;
     let name = cfg.out.display().to_string();
     let mut s = src.open()?;
     let mut buf = Vec::with_capacity(1 << 16);
-    // The first chunk is read before the output is created: an input without packets is an
-    // error that leaves no file behind.
+    // The first chunk is read before anything is written: an input without packets is an
+    // error, and the temporary output is removed unrenamed.
     let mut more = s.fill(&mut buf, 1 << 16);
     if !more {
         require_packets(&s.report())?;
     }
-    let f =
-        std::fs::File::create(&cfg.out).map_err(|e| Error::output(&name, "cannot create", e))?;
-    let w = std::io::BufWriter::with_capacity(1 << 20, f);
     let io = |e: std::io::Error| Error::output(&name, "write error", e);
     let key = |s: &pktlab::flowcache::source::TraceStream, id: u32| {
         s.key(id)
             .ok_or_else(|| Error::param(format!("flow key: no key for flow {id}")))
     };
     p.start("converting", None);
-    match fmt.as_str() {
+    let done = match fmt.as_str() {
         "compact" => {
             let mut cw = CompactWriter::new(w).map_err(io)?;
             while more {
@@ -717,7 +719,7 @@ pub fn convert(cfg: &ConvertConfig, p: &dyn Progress) -> Result<ConvertResult> {
                 }
                 more = s.fill(&mut buf, 1 << 16);
             }
-            cw.finish().map_err(io)?;
+            cw.finish().map_err(io)?
         }
         "pcap" => {
             let mut pw = PcapExport::new(w).map_err(io)?;
@@ -727,9 +729,9 @@ pub fn convert(cfg: &ConvertConfig, p: &dyn Progress) -> Result<ConvertResult> {
                 }
                 more = s.fill(&mut buf, 1 << 16);
             }
-            pw.finish().map_err(io)?;
+            pw.finish().map_err(io)?
         }
-        "oracle" => {
+        _ => {
             // libCacheSim's oracleGeneral binary records (for speed comparisons only):
             // u32 timestamp (s), u64 object id, u32 size, i64 next access (-1: unknown).
             let mut w = w;
@@ -745,14 +747,10 @@ pub fn convert(cfg: &ConvertConfig, p: &dyn Progress) -> Result<ConvertResult> {
                 }
                 more = s.fill(&mut buf, 1 << 16);
             }
-            w.flush().map_err(io)?;
+            w
         }
-        o => {
-            return Err(Error::param(format!(
-                "--format {o}: expected compact, pcap or oracle"
-            )))
-        }
-    }
+    };
+    done.commit()?;
     p.finish();
     let rep = s.report();
     let bytes = std::fs::metadata(&cfg.out).map(|m| m.len()).unwrap_or(0);

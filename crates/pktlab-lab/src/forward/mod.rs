@@ -14,9 +14,16 @@
 //! group when there are several) and its own tx ring, and the progress reports carry the
 //! ports' counters for a once-a-second status line.
 //!
-//! Files: `mod.rs` (configuration, result, status line), `run.rs` (setup, spawn, route
-//! updates, collect).
+//! A replay stops early too when [`ForwardConfig::stop`] is set (the CLI sets it on SIGINT and
+//! SIGTERM): the workers stop before their next batch, the `pcap:` output written so far is
+//! finalised and the result says [`ForwardResult::interrupted`]. The `pcap:` output streams
+//! to disk during the run ([`pktlab::port::capture`]) and appears under its name only when
+//! complete; its directory is checked before any work.
+//!
+//! Files: `mod.rs` (configuration, result, status line), `inputs.rs` (tables and update
+//! stream, with their read reports), `run.rs` (setup, spawn, route updates, collect).
 
+mod inputs;
 mod run;
 #[cfg(test)]
 mod tests;
@@ -26,7 +33,7 @@ use run::run;
 
 use super::{check, Error, Progress, Result};
 use pktlab::aqm::{AqmParamSet, AqmSpec};
-use pktlab::io::{read_table, read_updates, synthetic_table, NextHopScheme, Update};
+use pktlab::io::{read_table, synthetic_table, NextHopScheme, ReadReport, Update};
 use pktlab::io::{DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES};
 use pktlab::lpm::shared::{concurrent, LpmWriter, Op};
 use pktlab::lpm::{Lpm, Poptrie, PoptrieConfig};
@@ -104,7 +111,8 @@ pub struct ForwardConfig {
     pub pool_cache: usize,
     /// Live ports: stop after this many seconds (default: until `stop`).
     pub duration: Option<f64>,
-    /// Live ports: set to stop the run (e.g. from a SIGINT handler).
+    /// Set to stop the run (e.g. from a SIGINT handler): live ports end, a replay stops
+    /// before its next batch; the result then has `interrupted`.
     pub stop: Option<Arc<AtomicBool>>,
     /// Live tx port: hold every packet this many milliseconds before it leaves
     /// (`--delay MS`, a propagation delay; [`pktlab::port::delay`]).
@@ -195,6 +203,8 @@ pub struct UpdateStats {
     pub applied: u64,
     /// Publications (each bumps the cache epoch).
     pub publishes: u64,
+    /// Lines of the stream skipped as unusable (count and first position in `inputs`).
+    pub skipped: u64,
 }
 
 /// One worker's share.
@@ -263,6 +273,15 @@ pub struct ForwardResult {
     /// Virtio ports (`vhost-user:`, `virtio-user:`): their counters summed, with the
     /// frontends' connections (their drops are also in `dropped.port` and `dropped.parse`).
     pub virtio: Option<VirtioStats>,
+    /// What reading each table file (per family read) and the update stream reported:
+    /// lines read, skipped (with the first few positions), duplicates, truncation.
+    pub inputs: Vec<ReadReport>,
+    /// True if [`ForwardConfig::stop`] ended the run (SIGINT/SIGTERM from the CLI); the
+    /// counts and the `pcap:` output are complete up to that point.
+    pub interrupted: bool,
+    /// The process's largest resident set size so far, bytes (`VmHWM` of
+    /// `/proc/self/status`).
+    pub max_rss_bytes: u64,
 }
 
 /// A progress report (sent about every 0.2 s while forwarding).

@@ -2,8 +2,10 @@
 //! thread with its ports), spawn (workers and the route updater from a common barrier, the
 //! progress loop in the calling thread), collect (counters, the pcap written, the result).
 
+use super::inputs::{load_ops, load_tables};
 use super::*;
 use crate::virtio_ports::{merge, VirtioPorts};
+use pktlab::io::ReadReport;
 
 /// CPU time (user + system) of this process so far, s.
 pub(crate) fn cpu_seconds() -> f64 {
@@ -13,6 +15,31 @@ pub(crate) fn cpu_seconds() -> f64 {
     unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
     let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
     tv(ru.ru_utime) + tv(ru.ru_stime)
+}
+
+/// The largest resident set size of this process so far, bytes: `VmHWM` of
+/// `/proc/self/status` (`ru_maxrss` of `getrusage` where that is missing — it also counts the
+/// peak of the process that forked this one, before exec).
+pub(crate) fn max_rss_bytes() -> u64 {
+    let hwm = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        });
+    if let Some(kib) = hwm {
+        return kib * 1024;
+    }
+    // SAFETY: `rusage` is plain data, for which all-zero bytes are a valid value.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage writes only into the struct it is given, which outlives the call.
+    let ok = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } == 0;
+    if ok {
+        ru.ru_maxrss.max(0) as u64 * 1024
+    } else {
+        0
+    }
 }
 
 pub(super) fn live_stats(c: &[Arc<PortCounters>]) -> Option<PortStats> {
@@ -33,52 +60,6 @@ pub(super) fn load_avg() -> Option<f64> {
         .next()?
         .parse()
         .ok()
-}
-
-/// Routes of one family for the run.
-type Routes<A> = Vec<(Prefix<A>, NextHop)>;
-
-pub(super) fn load_tables(cfg: &ForwardConfig) -> Result<(Routes<u32>, Routes<u128>), String> {
-    match &cfg.table {
-        TableSpec::Synthetic(n4, n6) => {
-            let f4 = synthetic_table::<u32>(*n4, cfg.seed, &cfg.nexthops);
-            let f6 = synthetic_table::<u128>(*n6, cfg.seed, &cfg.nexthops);
-            Ok((
-                f4.into_iter().map(|r| (r.prefix, r.nexthop)).collect(),
-                f6.into_iter().map(|r| (r.prefix, r.nexthop)).collect(),
-            ))
-        }
-        TableSpec::Files(paths) => {
-            let (mut v4, mut v6) = (Vec::new(), Vec::new());
-            for p in paths {
-                match read_table::<u32>(p, &cfg.nexthops) {
-                    Ok(t) if !t.routes.is_empty() => {
-                        v4.extend(t.routes.iter().map(|r| (r.prefix, r.nexthop)))
-                    }
-                    _ => {
-                        let t = read_table::<u128>(p, &cfg.nexthops).map_err(|e| e.to_string())?;
-                        if t.routes.is_empty() {
-                            return Err(format!(
-                                "--table: {}: no IPv4 or IPv6 routes (a table needs at least one)",
-                                p.display()
-                            ));
-                        }
-                        v6.extend(t.routes.iter().map(|r| (r.prefix, r.nexthop)));
-                    }
-                }
-            }
-            Ok((v4, v6))
-        }
-    }
-}
-
-pub(super) fn ops<A: Address>(u: &[Update<A>]) -> Vec<Op<A>> {
-    u.iter()
-        .map(|u| match *u {
-            Update::Announce(p, nh) => Op::Insert(p, nh),
-            Update::Withdraw(p) => Op::Remove(p),
-        })
-        .collect()
 }
 
 /// Applies `ops` to `w` in publications of `chunk`, bumping `epoch` after each, until done
@@ -118,14 +99,19 @@ struct Setup<L: Layout> {
     writers: Option<Writers>,
     epoch: Arc<AtomicU64>,
     ops: Ops,
+    /// Update lines the reader skipped.
+    skipped_updates: u64,
+    /// What reading each table and update file reported.
+    reports: Vec<ReadReport>,
     pool: (u32, usize),
 }
 
-/// What the timed part hands back: per worker (counters, seconds, tx port), and the
-/// updater's (applied, publishes).
+/// What the timed part hands back: per worker (counters, seconds, tx port), the updater's
+/// (applied, publishes), and whether the run was stopped by [`ForwardConfig::stop`].
 type Ran = (
     Vec<std::thread::Result<(Counters, f64, AnyTx)>>,
     Option<std::thread::Result<(u64, u64)>>,
+    bool,
 );
 
 /// Runs the data plane with metadata layout `L`: setup, spawn, collect.
@@ -135,7 +121,7 @@ pub(super) fn run<L: Layout>(
     status: Option<StatusFn<'_>>,
 ) -> Result<ForwardResult, String> {
     let t_setup = Instant::now();
-    let s = setup::<L>(cfg)?;
+    let s = setup::<L>(cfg, progress)?;
     let setup_seconds = t_setup.elapsed().as_secs_f64();
     let cpu0 = cpu_seconds();
     let (ran, s) = spawn(cfg, s, progress, status);
@@ -172,36 +158,20 @@ fn load_input(cfg: &ForwardConfig) -> Result<(Option<Vec<MemFrames>>, LoadReport
 /// The IPv4 and IPv6 table writers.
 type Writers = (LpmWriter<u32, Poptrie<u32>>, LpmWriter<u128, Poptrie<u128>>);
 /// IPv4 and IPv6 route operations.
-type Ops = (Vec<Op<u32>>, Vec<Op<u128>>);
-
-/// The update stream as route operations (IPv4, IPv6).
-fn load_ops(cfg: &ForwardConfig) -> Result<Ops, String> {
-    let Some(p) = &cfg.updates else {
-        return Ok((Vec::new(), Vec::new()));
-    };
-    let scheme = match cfg.nexthops {
-        NextHopScheme::Asn(_) => NextHopScheme::Hash(16),
-        s => s,
-    };
-    Ok(match read_updates::<u32>(p, &scheme) {
-        Ok((u, _)) if !u.is_empty() => (ops(&u), Vec::new()),
-        _ => {
-            let (u, _) = read_updates::<u128>(p, &scheme).map_err(|e| e.to_string())?;
-            (Vec::new(), ops(&u))
-        }
-    })
-}
+pub(super) type Ops = (Vec<Op<u32>>, Vec<Op<u128>>);
 
 /// The shared Poptries (route counts, their writers, the workers' readers), for `l3`/`full`.
 #[allow(clippy::type_complexity)]
 fn build_tables(
     cfg: &ForwardConfig,
     epoch: &Arc<AtomicU64>,
+    progress: &dyn Progress,
+    reports: &mut Vec<ReadReport>,
 ) -> Result<((usize, usize), Option<Writers>, Option<Tables>), String> {
     if cfg.stages == Stages::Io {
         return Ok(((0, 0), None, None));
     }
-    let (r4, r6) = load_tables(cfg)?;
+    let (r4, r6) = load_tables(cfg, progress, reports)?;
     let mut t4 = Poptrie::<u32>::new(cfg.algo);
     t4.build(&r4);
     let mut t6 = Poptrie::<u128>::new(cfg.algo);
@@ -216,10 +186,14 @@ fn build_tables(
     Ok(((r4.len(), r6.len()), Some((w4, w6)), Some(tables)))
 }
 
-/// Worker `i`'s transmit port (a delay line in front of a live port with `--delay/--rate`).
+/// Worker `i`'s transmit port (a delay line in front of a live port with `--delay/--rate`;
+/// for `pcap:PATH`, a capture streamed to a temporary file beside PATH, which raises `stop`
+/// if a write fails).
+#[allow(clippy::too_many_arguments)]
 fn make_tx(
     cfg: &ForwardConfig,
     i: usize,
+    linktype: u32,
     pool_count: u32,
     counters: &mut Vec<Arc<PortCounters>>,
     vports: &mut VirtioPorts,
@@ -230,7 +204,11 @@ fn make_tx(
             .tx(i, &cfg.tx, stop)?
             .ok_or_else(|| format!("{}: not a virtio port", cfg.tx))?,
         TxSpec::Null => AnyTx::Null(NullTx::default()),
-        TxSpec::Pcap(_) => AnyTx::Capture(CaptureTx::with_capacity(0, 0)),
+        TxSpec::Pcap(path) => AnyTx::Capture(
+            CaptureTx::create(path, linktype)
+                .map_err(|e| e.to_string())?
+                .on_error(stop.clone()),
+        ),
         TxSpec::AfPacket(iface) => {
             let p = AfPacketTx::open(iface, false).map_err(|e| e.to_string())?;
             counters.push(p.counters());
@@ -255,8 +233,13 @@ fn make_tx(
 }
 
 /// Reads the input, builds the tables and the pool, and makes one worker per thread.
-fn setup<L: Layout>(cfg: &ForwardConfig) -> Result<Setup<L>, String> {
+fn setup<L: Layout>(cfg: &ForwardConfig, progress: &dyn Progress) -> Result<Setup<L>, String> {
     let w = cfg.workers;
+    // The output can be written: checked before any work (the file itself is made below,
+    // once the input's link type is known).
+    if let TxSpec::Pcap(path) = &cfg.tx {
+        pktlab::io::check_output(path).map_err(|e| format!("--tx: {e}"))?;
+    }
     let (queues, rep) = load_input(cfg)?;
     let live_rx = matches!(
         cfg.rx,
@@ -270,8 +253,9 @@ fn setup<L: Layout>(cfg: &ForwardConfig) -> Result<Setup<L>, String> {
     let mut counters: Vec<Arc<PortCounters>> = Vec::new();
     let link = LinkKind::of(rep.linktype);
     let epoch = Arc::new(AtomicU64::new(0));
-    let (routes, writers, tables) = build_tables(cfg, &epoch)?;
-    let ops = load_ops(cfg)?;
+    let mut reports = Vec::new();
+    let (routes, writers, tables) = build_tables(cfg, &epoch, progress, &mut reports)?;
+    let (ops, skipped_updates) = load_ops(cfg, progress, &mut reports)?;
     // Pool: enough for every worker's cache, two batches in flight and a full queue.
     let (_, _, line_cap) = cfg.delay_params();
     let held = if cfg.delay_line() {
@@ -331,7 +315,15 @@ fn setup<L: Layout>(cfg: &ForwardConfig) -> Result<Setup<L>, String> {
         };
         let tx = match rx_tx {
             Some(t) => t,
-            None => make_tx(cfg, i, count, &mut counters, &mut vports, &stop_rx)?,
+            None => make_tx(
+                cfg,
+                i,
+                rep.linktype,
+                count,
+                &mut counters,
+                &mut vports,
+                &stop_rx,
+            )?,
         };
         let fcache = if cfg.stages == Stages::Full {
             Some(
@@ -364,6 +356,7 @@ fn setup<L: Layout>(cfg: &ForwardConfig) -> Result<Setup<L>, String> {
             queue,
             progress: Arc::new(AtomicU64::new(0)),
             router: None,
+            stop: (!live_rx).then(|| stop_rx.clone()),
         };
         let layout = L::new(shared.clone(), cfg.batch);
         workers.push(Worker::new(parts, layout, rx, tx, cfg.queue));
@@ -380,6 +373,8 @@ fn setup<L: Layout>(cfg: &ForwardConfig) -> Result<Setup<L>, String> {
         writers,
         epoch,
         ops,
+        skipped_updates,
+        reports,
         pool: (pool.count(), pool.stride()),
     })
 }
@@ -405,6 +400,12 @@ fn spawn<L: Layout>(
     } else {
         (None, s.writers.take())
     };
+    let asked = || cfg.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
+    // Stopped during the setup: the workers stop before their first batch.
+    let mut interrupted = asked();
+    if interrupted {
+        s.stop_rx.store(true, Ordering::Relaxed);
+    }
     let ran = std::thread::scope(|sc| {
         let handles: Vec<_> = workers
             .into_iter()
@@ -452,7 +453,8 @@ fn spawn<L: Layout>(
                     live: merge(live_stats(&s.counters), s.vports.port_stats()),
                 });
             }
-            let asked = cfg.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
+            let asked = asked();
+            interrupted |= asked;
             if asked || cfg.duration.is_some_and(|d| seconds >= d) {
                 s.stop_rx.store(true, Ordering::Relaxed);
             }
@@ -461,7 +463,7 @@ fn spawn<L: Layout>(
         stop.store(true, Ordering::Release);
         let results: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
         let upd = upd.map(|h| h.join());
-        (results, upd)
+        (results, upd, interrupted)
     });
     drop(idle);
     (ran, s)
@@ -471,7 +473,7 @@ fn spawn<L: Layout>(
 fn collect<L: Layout>(
     cfg: &ForwardConfig,
     s: Setup<L>,
-    (results, upd): Ran,
+    (results, upd, interrupted): Ran,
     setup_seconds: f64,
     cpu_seconds: f64,
 ) -> Result<ForwardResult, String> {
@@ -508,15 +510,14 @@ fn collect<L: Layout>(
             total: (s.ops.0.len() + s.ops.1.len()) as u64,
             applied,
             publishes,
+            skipped: s.skipped_updates,
         }),
         Some(Err(_)) => return Err("the route updater panicked".into()),
         None => None,
     };
-    if let TxSpec::Pcap(path) = &cfg.tx {
-        let f = std::fs::File::create(path)
-            .map_err(|e| format!("{}: cannot create: {e}", path.display()))?;
-        CaptureTx::write_merged(&captures, s.rep.linktype, std::io::BufWriter::new(f))
-            .map_err(|e| format!("{}: write error: {e}", path.display()))?;
+    if matches!(cfg.tx, TxSpec::Pcap(_)) {
+        // One worker's file is renamed to the path, several are merged into it.
+        CaptureTx::commit_all(captures).map_err(|e| e.to_string())?;
     }
     let virtio = s.vports.stats();
     let live = merge(live_stats(&s.counters), s.vports.port_stats());
@@ -585,5 +586,8 @@ fn collect<L: Layout>(
         live,
         delay_line,
         virtio,
+        inputs: s.reports,
+        interrupted,
+        max_rss_bytes: max_rss_bytes(),
     })
 }

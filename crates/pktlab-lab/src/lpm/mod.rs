@@ -104,7 +104,11 @@ fn detect_family(table: &str) -> Result<&'static str> {
     if table == "synthetic" {
         return Ok("v4");
     }
-    let rd = pktlab::io::open_maybe_compressed(Path::new(table))?;
+    // At most the first MiB: a "line" of a gigabyte of zeros is not read whole.
+    let rd = std::io::Read::take(
+        pktlab::io::open_maybe_compressed(Path::new(table))?,
+        1 << 20,
+    );
     for line in std::io::BufRead::split(rd, b'\n').take(64) {
         let line = line.map_err(|e| Error::output(table, "read error", e))?;
         let s = String::from_utf8_lossy(&line);

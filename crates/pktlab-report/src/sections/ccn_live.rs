@@ -3,8 +3,8 @@
 //! content-store sizes: Data/s at the consumer and the CS hit ratio next to the FIFO and LRU
 //! approximations. Runs `pktlab_lab::ccn_live::run_case_study`.
 
-use crate::model::{Body, Cell, Check, CmpRow, Comparison, Figure, Input, Plot, Series, Table};
-use crate::verdict::{above, Rule};
+use crate::model::{Body, Cell, CmpRow, Comparison, Figure, Input, Plot, Series, Table};
+use crate::verdict::Rule;
 use crate::{Ctx, SectionDef};
 use pktlab_lab::ccn_live::{run_case_study, CaseStudyConfig};
 use pktlab_lab::Result;
@@ -129,36 +129,24 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     // socket run per size moves with the loopback's load more than the stores differ.
     let sizes: Vec<usize> = cfg.cs_entries.iter().copied().filter(|&c| c > 0).collect();
     if let (Some(&small), Some(&large)) = (sizes.first(), sizes.last()) {
-        let rounds = ctx.pick(2, 3, 5);
-        let (mut r_small, mut r_large) = (Vec::new(), Vec::new());
-        for _ in 0..rounds {
-            let rc = CaseStudyConfig {
-                cs_entries: vec![small, large],
-                warmup: cfg.warmup / 2,
-                duration: cfg.duration / 2,
-                ..cfg.clone()
-            };
-            for x in run_case_study(&rc, &pktlab_lab::Silent)?.rows {
-                if x.cs_entries == small {
-                    r_small.push(x.data_per_s);
-                } else {
-                    r_large.push(x.data_per_s);
-                }
-            }
-        }
-        b.checks.push(Check {
-            claim: "With a CS the forwarding rate falls as the number of cached contents grows (smallest vs largest store, Data/s)".into(),
-            verdict: above(
-                &format!("{small} entries"),
-                &r_small,
-                &format!("{large} entries"),
-                &r_large,
-            ),
-        });
-        b.raw(
+        super::rate_falls(
+            &mut b,
+            "With a CS the forwarding rate falls as the number of cached contents grows (smallest vs largest store, Data/s)",
             "rate_rounds",
-            &serde_json::json!({ "small": small, "large": large, "small_data_per_s": r_small, "large_data_per_s": r_large }),
-        );
+            (small as u64, large as u64),
+            ctx.pick(2, 5, 5),
+            || {
+                let rc = CaseStudyConfig {
+                    cs_entries: vec![small, large],
+                    warmup: cfg.warmup / 2,
+                    duration: cfg.duration / 2,
+                    ..cfg.clone()
+                };
+                let rows = run_case_study(&rc, &pktlab_lab::Silent)?.rows;
+                let at = |n: usize| rows.iter().find(|x| x.cs_entries == n).map(|x| x.data_per_s);
+                Ok((at(small), at(large)))
+            },
+        )?;
     }
     b.tables.push(Table {
         id: "ccn-live".into(),

@@ -26,3 +26,37 @@ pub static REGISTRY: &[SectionDef] = &[
     forward::SECTION,
     vhost_live::SECTION,
 ];
+
+/// The check of a claim that a rate falls as a store grows, on interleaved rounds: `round`
+/// measures the rate at the smallest and at the largest size once (`None`: not measured), and
+/// the claim holds when the small store's rounds lie above the large one's beyond noise
+/// ([`crate::verdict::above`]). Every round's values go into the body's raw results as `key`.
+pub(crate) fn rate_falls(
+    b: &mut crate::model::Body,
+    claim: &str,
+    key: &str,
+    (small, large): (u64, u64),
+    rounds: usize,
+    mut round: impl FnMut() -> pktlab_lab::Result<(Option<f64>, Option<f64>)>,
+) -> pktlab_lab::Result<()> {
+    let (mut r_small, mut r_large) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let (s, l) = round()?;
+        r_small.extend(s);
+        r_large.extend(l);
+    }
+    b.checks.push(crate::model::Check {
+        claim: claim.into(),
+        verdict: crate::verdict::above(
+            &format!("{small} entries"),
+            &r_small,
+            &format!("{large} entries"),
+            &r_large,
+        ),
+    });
+    b.raw(
+        key,
+        &serde_json::json!({ "small": small, "large": large, "small_rounds": r_small, "large_rounds": r_large }),
+    );
+    Ok(())
+}

@@ -5,7 +5,7 @@
 //! `pktlab_lab::ccn`.
 
 use crate::model::{Body, Cell, Check, CmpRow, Comparison, Figure, Input, Plot, Series, Table};
-use crate::verdict::{above, Rule};
+use crate::verdict::Rule;
 use crate::{Ctx, SectionDef};
 use pktlab_lab::ccn::{sim, CcnSimConfig};
 use pktlab_lab::traffic::{zipf, zipf_error_sweep, ZipfConfig, ZipfErrorConfig, ZipfSpec};
@@ -277,36 +277,23 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     // one timing per size moves with the host's speed more than the stores differ.
     let sizes: Vec<u64> = ccfg.cs_entries.iter().copied().filter(|&c| c > 0).collect();
     if let (Some(&small), Some(&large)) = (sizes.first(), sizes.last()) {
-        let rounds = ctx.pick(3, 5, 5);
-        let (mut r_small, mut r_large) = (Vec::new(), Vec::new());
-        for _ in 0..rounds {
-            let rc = CcnSimConfig {
-                cs_entries: vec![small, large],
-                policy: vec!["lru".into()],
-                ..ccfg.clone()
-            };
-            for r in sim(&rc, &pktlab_lab::Silent)?.results {
-                let dst = if r.cs_entries == small {
-                    &mut r_small
-                } else {
-                    &mut r_large
-                };
-                dst.extend(r.mpps);
-            }
-        }
-        b.checks.push(Check {
-            claim: "With a content store the forwarding rate falls as the number of cached contents grows (LRU, smallest vs largest store)".into(),
-            verdict: above(
-                &format!("{small} entries"),
-                &r_small,
-                &format!("{large} entries"),
-                &r_large,
-            ),
-        });
-        b.raw(
+        super::rate_falls(
+            &mut b,
+            "With a content store the forwarding rate falls as the number of cached contents grows (LRU, smallest vs largest store, M requests/s)",
             "cs_rate_rounds",
-            &serde_json::json!({ "small": small, "large": large, "small_mrps": r_small, "large_mrps": r_large }),
-        );
+            (small, large),
+            ctx.pick(3, 5, 5),
+            || {
+                let rc = CcnSimConfig {
+                    cs_entries: vec![small, large],
+                    policy: vec!["lru".into()],
+                    ..ccfg.clone()
+                };
+                let res = sim(&rc, &pktlab_lab::Silent)?.results;
+                let at = |n: u64| res.iter().find(|r| r.cs_entries == n).and_then(|r| r.mpps);
+                Ok((at(small), at(large)))
+            },
+        )?;
     }
     b.notes.push("Hit ratios are measured after the store is full plus a warm-up; the forwarding rate runs consumer, router and producer in one thread (packet encode/decode, PIT, FIB, CS), so it shows the CS's cost, not a NIC's.".into());
     b.raw("zipf_error", &err);

@@ -3,7 +3,9 @@
 //!
 //! * [`routes`] — [`read_table`] (format detected from content) and [`read_updates`];
 //! * [`nexthop`] — [`NextHopScheme`] (`file`, `asn:N`, `hash:N`) and the hash/ASN mappings;
-//! * [`synth`] — [`synthetic_table`], a seeded, realistic full-table generator.
+//! * [`synth`] — [`synthetic_table`], a seeded, realistic full-table generator;
+//! * [`output`] — [`OutFile`], the one way pktlab writes an output file (a temporary name in
+//!   the target directory, renamed when complete).
 //!
 //! Every reader takes bytes, not only paths: each path function (`read_table`,
 //! `PacketReader::open`, …) is a thin wrapper over a `…_from` / `from_reader` counterpart that
@@ -16,15 +18,20 @@
 
 pub mod compact;
 pub mod nexthop;
+pub mod output;
 pub mod packets;
 pub mod pcap;
 pub mod pcap_write;
 pub mod routes;
 pub mod synth;
 
+/// Offending input in messages: escaped, at most ~80 bytes (see [`crate::util::quote`]).
+pub use crate::util::quote;
 pub use nexthop::{asn_nexthop, hash_nexthop, NextHopScheme, SchemeError};
+pub use output::{check_output, write_whole, OutFile, OutputError};
 pub use routes::{
-    read_table, read_table_from, read_updates, read_updates_from, ReadReport, Route, Table, Update,
+    read_table, read_table_from, read_updates, read_updates_from, read_updates_mixed, MixedUpdates,
+    ReadReport, Route, Table, Update,
 };
 pub use synth::{synthetic_table, DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES};
 

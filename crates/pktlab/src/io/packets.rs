@@ -18,7 +18,7 @@
 //! Timestamps: legacy pcap in µs or ns (by magic), pcapng by each interface's `if_tsresol` and
 //! `if_tsoffset`; all converted to ns since the epoch.
 
-use super::{decompress, open_maybe_compressed, IoError};
+use super::{decompress, open_maybe_compressed, quote, IoError};
 use crate::net::FlowKey;
 use etherparse::{EtherType, IpNumber, LaxNetSlice, LaxSlicedPacket};
 use pcap_parser::pcapng::Block;
@@ -41,6 +41,17 @@ pub struct PacketReport {
     pub skipped: u64,
     /// Set when the file ended in the middle of a record or block (or became unreadable).
     pub truncated: Option<String>,
+}
+
+/// A pcap-parser error in one bounded line: a parser error names its kind and quotes the
+/// start of the input it stopped at ([`quote`]), never the whole (possibly megabytes long)
+/// block.
+fn pcap_error<I: AsRef<[u8]> + std::fmt::Debug>(e: &PcapError<I>) -> String {
+    match e {
+        PcapError::NomError(i, k) => format!("parser error {k:?} at {}", quote(i.as_ref())),
+        PcapError::OwnedNomError(i, k) => format!("parser error {k:?} at {}", quote(i)),
+        e => e.to_string(),
+    }
 }
 
 /// The IP packet inside a PPP frame body starting at its protocol field (0x0021 IPv4,
@@ -172,7 +183,7 @@ impl PacketReader {
         let reader =
             pcap_parser::create_reader(READ_BUF, rd).map_err(|e| IoError::Unsupported {
                 path: name.clone(),
-                msg: format!("byte 0: not a pcap or pcapng capture ({e:?})"),
+                msg: format!("byte 0: not a pcap or pcapng capture ({})", pcap_error(&e)),
             })?;
         Ok(PacketReader {
             reader,
@@ -272,7 +283,7 @@ impl PacketReader {
                     }
                     let before = self.reader.data().len();
                     if let Err(e) = self.reader.refill() {
-                        let msg = format!("read error ({e:?})");
+                        let msg = format!("read error ({})", pcap_error(&e));
                         self.cut(&msg);
                         self.done = true;
                         continue;
@@ -293,7 +304,7 @@ impl PacketReader {
                         self.cut("oversized block");
                         self.done = true;
                     } else if let Err(e) = self.reader.refill() {
-                        let msg = format!("read error ({e:?})");
+                        let msg = format!("read error ({})", pcap_error(&e));
                         self.cut(&msg);
                         self.done = true;
                     }
@@ -303,7 +314,7 @@ impl PacketReader {
                     self.done = true;
                 }
                 Err(e) => {
-                    let msg = format!("unreadable record ({e:?})");
+                    let msg = format!("unreadable record ({})", pcap_error(&e));
                     self.cut(&msg);
                     self.done = true;
                 }
@@ -395,6 +406,45 @@ mod tests {
             let n = buf.len().min(1);
             self.0.read(&mut buf[..n])
         }
+    }
+
+    /// A pcapng block of 1 MiB whose packet claims a 4 GiB capture length: the reader stops
+    /// with a note of bounded size (it used to print the block's bytes, megabytes of them).
+    #[test]
+    fn a_lying_block_gives_a_short_note() {
+        let mut b = Vec::new();
+        let w = |b: &mut Vec<u8>, v: u32| b.extend_from_slice(&v.to_le_bytes());
+        // Section header (28 bytes), interface description (Ethernet, 20 bytes).
+        for v in [0x0A0D_0D0A, 28, 0x1A2B_3C4D, 1, u32::MAX, u32::MAX, 28] {
+            w(&mut b, v);
+        }
+        for v in [1, 20, 1, 0, 20] {
+            w(&mut b, v);
+        }
+        // Enhanced packet block of 1 MiB: caplen 4 GiB - 3, the rest zeros.
+        let len = 1u32 << 20;
+        for v in [6, len, 0, 0, 0, u32::MAX - 2, 0] {
+            w(&mut b, v);
+        }
+        b.resize(b.len() + len as usize - 32, 0);
+        w(&mut b, len);
+        let mut r = PacketReader::from_reader(std::io::Cursor::new(b), "lie.pcapng").unwrap();
+        assert!(r.next_record().is_none());
+        let t = r
+            .report()
+            .truncated
+            .clone()
+            .expect("the reader stops with a note");
+        assert!(
+            t.len() < 300,
+            "{} bytes: {}",
+            t.len(),
+            &t[..t.len().min(300)]
+        );
+        assert!(
+            t.starts_with("unreadable record (parser error Verify at \""),
+            "{t}"
+        );
     }
 
     #[test]

@@ -97,6 +97,11 @@ impl<W: Write> PcapWriter<W> {
         self.records
     }
 
+    /// The inner writer.
+    pub fn get_ref(&self) -> &W {
+        &self.w
+    }
+
     /// Flushes and returns the inner writer.
     pub fn finish(mut self) -> io::Result<W> {
         self.w.flush()?;

@@ -6,6 +6,7 @@
 //! Use [`Prefix::new_masked`] where masking is what you want.
 
 use super::addr::Address;
+use crate::util::quote;
 use std::fmt;
 use std::num::NonZeroU32;
 use std::str::FromStr;
@@ -71,16 +72,16 @@ pub type Ipv6Prefix = Prefix<u128>;
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PrefixError {
     /// The text has no `/`.
-    #[error("missing '/len' in prefix {0:?}")]
+    #[error("missing '/len' in prefix {}", quote(.0))]
     MissingLength(String),
     /// The address part does not parse for this family.
-    #[error("bad address in prefix {0:?}")]
+    #[error("bad address in prefix {}", quote(.0))]
     BadAddress(String),
     /// The length is not a number.
-    #[error("bad length in prefix {0:?}")]
+    #[error("bad length in prefix {}", quote(.0))]
     BadLength(String),
     /// The length exceeds the address width.
-    #[error("prefix length {len} exceeds {max} in {text:?}")]
+    #[error("prefix length {len} exceeds {max} in {}", quote(.text))]
     TooLong {
         /// The offending text.
         text: String,
@@ -90,7 +91,7 @@ pub enum PrefixError {
         max: u32,
     },
     /// Bits past the length are set.
-    #[error("host bits set in prefix {0:?} (not canonical)")]
+    #[error("host bits set in prefix {} (not canonical)", quote(.0))]
     HostBits(String),
 }
 

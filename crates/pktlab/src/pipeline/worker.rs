@@ -18,7 +18,7 @@ use crate::lpm::Poptrie;
 use crate::mbuf::{Buf, Layout, Pool, PoolCache};
 use crate::net::{Address, NextHop};
 use crate::port::{AnyRx, AnyTx, Bufs, RxPort, TxPort};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// The shared routing tables a worker reads (either may be absent: no route for that family).
@@ -48,6 +48,7 @@ pub struct Worker<L: Layout, R: RxPort = AnyRx, T: TxPort = AnyTx> {
     queue: Option<OutQueue>,
     router: Option<Router>,
     progress: Arc<AtomicU64>,
+    stop: Option<Arc<AtomicBool>>,
     // Batch-length scratch, reused every batch.
     bufs: Vec<Buf>,
     keep: Vec<Buf>,
@@ -99,6 +100,10 @@ pub struct WorkerParts {
     pub progress: Arc<AtomicU64>,
     /// Router mode: next hops are the kernel's, resolved to (port, neighbour MAC).
     pub router: Option<Router>,
+    /// When set, the loop stops before its next batch (as if the input had ended: the
+    /// output queue is drained and the tx port finished), e.g. on SIGINT during a replay.
+    /// Live ports watch their own stop flag instead.
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 /// What a router worker resolves next hops with.
@@ -137,6 +142,7 @@ impl WorkerParts {
             queue: None,
             router: None,
             progress: Arc::new(AtomicU64::new(0)),
+            stop: None,
         }
     }
 }
@@ -220,6 +226,7 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
             queue: parts.queue,
             router: parts.router,
             progress: parts.progress,
+            stop: parts.stop,
             bufs: Vec::with_capacity(n),
             keep: Vec::with_capacity(n + queue_cap + 1),
             free: Vec::with_capacity(n + queue_cap + 1),
@@ -249,6 +256,13 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
     /// every buffer to the pool.
     pub fn run(&mut self) {
         loop {
+            if self
+                .stop
+                .as_ref()
+                .is_some_and(|s| s.load(Ordering::Relaxed))
+            {
+                break;
+            }
             if !self.layout.begin(self.batch) {
                 break;
             }

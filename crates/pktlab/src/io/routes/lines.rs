@@ -6,7 +6,8 @@ use super::FieldError;
 use super::ReadReport;
 use crate::io::IoError;
 use crate::net::{Address, Family, NextHop, Prefix};
-use std::io::BufRead;
+use crate::util::quote;
+use std::io::{BufRead, Read};
 
 /// True if the prefix token is of the other family than `A` (so it is skipped silently).
 #[inline]
@@ -33,7 +34,7 @@ pub(super) fn prefix_and_column<A: Address>(
     let ptok = it.next().ok_or_else(|| "empty line".to_string())?;
     let col2 = it.next();
     if let Some(extra) = it.next() {
-        return Err(format!("unexpected extra field {extra:?}").into());
+        return Err(format!("unexpected extra field {}", quote(extra)).into());
     }
     if is_other_family::<A>(ptok) {
         return Ok(None);
@@ -50,13 +51,56 @@ pub(super) fn parse_nexthop_id(tok: Option<&str>, which: &str) -> Result<NextHop
     tok.parse::<u32>()
         .ok()
         .and_then(NextHop::new)
-        .ok_or_else(|| format!("next hop {tok:?} is not an integer in 1..={}", NextHop::MAX).into())
+        .ok_or_else(|| {
+            format!(
+                "next hop {} is not an integer in 1..={}",
+                quote(tok),
+                NextHop::MAX
+            )
+            .into()
+        })
+}
+
+/// The longest line the line formats read (newline included); a longer one is skipped and
+/// counted without being held in memory (a "table" of a gigabyte of zeros costs no more than
+/// this).
+pub(crate) const MAX_LINE: usize = 64 * 1024;
+
+/// What [`read_line`] found.
+enum Line {
+    /// End of input.
+    End,
+    /// A line (with its newline, unless it is the last one), in the buffer.
+    Text,
+    /// A line longer than [`MAX_LINE`], consumed and dropped.
+    TooLong,
+}
+
+/// Reads the next line into `buf` (cleared first), holding at most [`MAX_LINE`] + 1 bytes.
+fn read_line(r: &mut dyn BufRead, buf: &mut Vec<u8>) -> std::io::Result<Line> {
+    buf.clear();
+    let cap = MAX_LINE as u64 + 1;
+    if Read::take(&mut *r, cap).read_until(b'\n', buf)? == 0 {
+        return Ok(Line::End);
+    }
+    if buf.len() <= MAX_LINE || buf.ends_with(b"\n") {
+        return Ok(Line::Text);
+    }
+    // Too long: drop the rest of the line, a bounded piece at a time.
+    loop {
+        buf.clear();
+        let n = Read::take(&mut *r, cap).read_until(b'\n', buf)?;
+        if n == 0 || buf.ends_with(b"\n") {
+            buf.clear();
+            return Ok(Line::TooLong);
+        }
+    }
 }
 
 /// Feeds every non-blank line of `r` (with any `#` comment removed and whitespace trimmed)
-/// to `f` with its 1-based line number. Counts lines in `report`; invalid UTF-8 lines are
-/// skipped and counted; a read error ends the input and sets `report.truncated`. An `Err`
-/// from `f` aborts reading.
+/// to `f` with its 1-based line number. Counts lines in `report`; invalid UTF-8 lines and
+/// lines longer than [`MAX_LINE`] are skipped and counted; a read error ends the input and
+/// sets `report.truncated`. An `Err` from `f` aborts reading.
 pub(super) fn for_each_line(
     r: &mut dyn BufRead,
     report: &mut ReadReport,
@@ -65,10 +109,9 @@ pub(super) fn for_each_line(
     let mut buf = Vec::with_capacity(256);
     let mut lineno = 0u64;
     loop {
-        buf.clear();
-        match r.read_until(b'\n', &mut buf) {
-            Ok(0) => break,
-            Ok(_) => {}
+        let line = match read_line(r, &mut buf) {
+            Ok(Line::End) => break,
+            Ok(l) => l,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => {
                 report.truncated = Some(format!(
@@ -78,9 +121,15 @@ pub(super) fn for_each_line(
                 ));
                 break;
             }
-        }
+        };
         lineno += 1;
         report.lines_or_records = lineno;
+        if let Line::TooLong = line {
+            let path = &report.path;
+            let msg = format!("{path}:{lineno}: line longer than {MAX_LINE} bytes (not read)");
+            report.skip(|| msg);
+            continue;
+        }
         let line = match std::str::from_utf8(&buf) {
             Ok(s) => s,
             Err(_) => {

@@ -26,7 +26,7 @@ pub mod pyasn;
 pub mod text;
 pub mod updates;
 
-pub use updates::{read_updates, read_updates_from};
+pub use updates::{read_updates, read_updates_from, read_updates_mixed, MixedUpdates};
 
 crate::util::message_error!(
     /// The error type of one route line's fields (a next hop or ASN that does not parse);
@@ -65,7 +65,11 @@ pub enum Update<A: Address> {
 
 /// What happened while reading one input: counts of records, skips and duplicates, and the
 /// first few problems, each a one-line message with its position.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+///
+/// This is the one way every command reports what a reader skipped: [`ReadReport::summary`]
+/// is its human line (count and first position), and the report itself is what JSON results
+/// carry (it serializes with these field names).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct ReadReport {
     /// The input's name: the path as given, or the name passed to a `…_from` reader.
     pub path: String,

@@ -5,6 +5,7 @@
 use super::FieldError;
 use crate::io::nexthop::{asn_nexthop, hash_nexthop, NextHopScheme};
 use crate::net::{Address, NextHop, Prefix};
+use crate::util::quote;
 
 /// True if the first data line (not blank, not a `#` comment) says the table is pyasn: a `;`
 /// header line, or exactly `prefix<TAB>digits`.
@@ -32,7 +33,7 @@ fn parse_asn(tok: Option<&str>) -> Result<u32, FieldError> {
         .unwrap_or(tok);
     digits
         .parse::<u32>()
-        .map_err(|_| format!("ASN {tok:?} is not an integer in 0..=4294967295").into())
+        .map_err(|_| format!("ASN {} is not an integer in 0..=4294967295", quote(tok)).into())
 }
 
 /// The next hop of a pyasn route with prefix `p` and ASN column `col2`.

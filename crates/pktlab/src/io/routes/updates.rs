@@ -8,6 +8,7 @@ use super::{FieldError, ReadReport, Update};
 use crate::io::nexthop::{hash_nexthop, NextHopScheme};
 use crate::io::{decompress, open_maybe_compressed, peek_stream, IoError};
 use crate::net::{Address, Prefix};
+use crate::util::quote;
 use std::io::{BufRead, Read};
 use std::path::Path;
 
@@ -59,12 +60,63 @@ fn check_scheme(name: &str, scheme: &NextHopScheme) -> Result<(), IoError> {
     }
 }
 
-/// The stream reader proper, on decompressed input.
+/// The update events of a stream with lines of both families: IPv4 events, IPv6 events, and
+/// the one report of the single pass that read them.
+pub type MixedUpdates = (Vec<Update<u32>>, Vec<Update<u128>>, ReadReport);
+
+/// Reads an update stream with IPv4 and IPv6 lines from the file `path` in one pass (see
+/// [`read_updates_from`] for the format): each event goes to its family's list, and every
+/// skipped line is counted once in the report, whatever its family. An error if no line of
+/// either family is usable but some failed.
+pub fn read_updates_mixed(path: &Path, scheme: &NextHopScheme) -> Result<MixedUpdates, IoError> {
+    let name = path.display().to_string();
+    check_scheme(&name, scheme)?;
+    let scheme = *scheme;
+    let (mut v4, mut v6) = (Vec::new(), Vec::new());
+    let report = read_lines(open_maybe_compressed(path)?, &name, |line| {
+        if let Some(u) = parse_line::<u32>(line, scheme)? {
+            v4.push(u);
+            return Ok(true);
+        }
+        Ok(match parse_line::<u128>(line, scheme)? {
+            Some(u) => {
+                v6.push(u);
+                true
+            }
+            None => false,
+        })
+    })?;
+    Ok((v4, v6, report))
+}
+
+/// The stream reader proper, on decompressed input, for family `A`.
 fn read_decompressed<A: Address>(
     reader: Box<dyn BufRead + Send + '_>,
     name: &str,
     scheme: NextHopScheme,
 ) -> Result<(Vec<Update<A>>, ReadReport), IoError> {
+    let mut updates = Vec::new();
+    let report = read_lines(reader, name, |line| {
+        Ok(match parse_line::<A>(line, scheme)? {
+            Some(u) => {
+                updates.push(u);
+                true
+            }
+            None => false,
+        })
+    })?;
+    Ok((updates, report))
+}
+
+/// The line loop of every update reader: refuses MRT, hands each data line to `take`, which
+/// returns whether it kept the event (`false`: a family it does not read, counted in
+/// [`ReadReport::other_family`]) or why the line is bad (skipped and counted with its
+/// position). If nothing was kept but something failed, the first failure is the error.
+fn read_lines(
+    reader: Box<dyn BufRead + Send + '_>,
+    name: &str,
+    mut take: impl FnMut(&str) -> Result<bool, FieldError>,
+) -> Result<ReadReport, IoError> {
     let (head, mut reader) = peek_stream(reader, 12).map_err(|error| IoError::Read {
         path: name.to_string(),
         pos: "byte 0".to_string(),
@@ -79,21 +131,21 @@ fn read_decompressed<A: Address>(
         });
     }
     let mut report = ReadReport::new(name, "updates");
-    let mut updates = Vec::new();
+    let mut kept = 0u64;
     for_each_line(&mut reader, &mut report, |lineno, line, report| {
-        match parse_line::<A>(line, scheme) {
-            Ok(Some(u)) => updates.push(u),
-            Ok(None) => report.other_family += 1,
+        match take(line) {
+            Ok(true) => kept += 1,
+            Ok(false) => report.other_family += 1,
             Err(msg) => report.skip_line(lineno, &msg.to_string()),
         }
         Ok(())
     })?;
-    if updates.is_empty() {
+    if kept == 0 {
         if let Some(e) = report.nothing_usable("lines") {
             return Err(e);
         }
     }
-    Ok((updates, report))
+    Ok(report)
 }
 
 /// Parses one update line (comment stripped, not blank); `Ok(None)` = other family.
@@ -106,18 +158,18 @@ fn parse_line<A: Address>(
     let withdraw = match kind {
         "A" | "a" => false,
         "W" | "w" => true,
-        _ => return Err(format!("expected 'A' or 'W', found {kind:?}").into()),
+        _ => return Err(format!("expected 'A' or 'W', found {}", quote(kind)).into()),
     };
     let ptok = it
         .next()
-        .ok_or_else(|| format!("missing prefix after {kind:?}"))?;
+        .ok_or_else(|| format!("missing prefix after {}", quote(kind)))?;
     let col3 = it.next();
     if let Some(extra) = it.next() {
-        return Err(format!("unexpected extra field {extra:?}").into());
+        return Err(format!("unexpected extra field {}", quote(extra)).into());
     }
     if withdraw {
         if let Some(extra) = col3 {
-            return Err(format!("unexpected extra field {extra:?} after withdrawal").into());
+            return Err(format!("unexpected extra field {} after withdrawal", quote(extra)).into());
         }
     }
     if is_other_family::<A>(ptok) {
@@ -175,6 +227,28 @@ mod tests {
         assert!(e.to_string().contains("asn:N needs an ASN column"), "{e}");
         let (u6, _) = read_updates_from::<u128>(b, "u", &NextHopScheme::Hash(8)).unwrap();
         assert_eq!(u6.len(), 1);
+    }
+
+    #[test]
+    fn mixed_stream_is_read_in_one_pass() {
+        let text = "A 10.0.0.0/8 5\nA 2001:db8::/32 1\nbad line here\nW 2001:db8::/32\n\
+                    A 1.2.3.0/33 2\nA 2001:db8::/129 3\n";
+        let p = crate::io::tests::temp_path("mixed.txt");
+        std::fs::write(&p, text).unwrap();
+        let (v4, v6, r) = read_updates_mixed(&p, &NextHopScheme::File).unwrap();
+        let _ = std::fs::remove_file(&p);
+        assert_eq!(v4.len(), 1);
+        assert_eq!(v6.len(), 2);
+        assert_eq!(v6[1], Update::Withdraw("2001:db8::/32".parse().unwrap()));
+        // Each bad line counted once, whatever its family.
+        assert_eq!(r.skipped, 3, "{r:?}");
+        assert_eq!(r.other_family, 0);
+        assert!(
+            r.first_errors[0].ends_with(":3: expected 'A' or 'W', found \"bad\""),
+            "{r:?}"
+        );
+        assert!(r.first_errors[1].contains(":5: prefix length 33"), "{r:?}");
+        assert!(r.first_errors[2].contains(":6: prefix length 129"), "{r:?}");
     }
 
     #[test]
