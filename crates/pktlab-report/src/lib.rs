@@ -222,7 +222,7 @@ pub fn run(cfg: &ReportConfig, obs: &dyn Observer) -> Result<Report> {
     })
 }
 
-/// Files written by [`write`].
+/// Files written by [`write()`].
 #[derive(Clone, Debug, Serialize)]
 pub struct Written {
     /// `DIR/index.html`.

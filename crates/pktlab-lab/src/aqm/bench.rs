@@ -6,7 +6,7 @@ use pktlab::aqm::{AqmParamSet, AqmSpec};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
-/// Configuration of [`bench`].
+/// Configuration of [`bench()`].
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default)]
 pub struct AqmBenchConfig {
@@ -75,7 +75,7 @@ pub struct AqmBenchRow {
     pub drop_fraction: f64,
 }
 
-/// Result of [`bench`].
+/// Result of [`bench()`].
 #[derive(Clone, Debug, Serialize)]
 pub struct AqmBenchResult {
     /// What was measured.

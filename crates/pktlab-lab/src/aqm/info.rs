@@ -355,7 +355,7 @@ impl Summary {
         }
     }
 
-    /// A metric by name ([`METRICS`]); NaN if absent.
+    /// A metric by name ([`METRICS`](super::figures::METRICS)); NaN if absent.
     pub fn metric(&self, k: &str) -> f64 {
         match k {
             "reno_mbps" => self.reno_mbps,
@@ -386,7 +386,7 @@ pub struct RunResult {
     pub flows: Vec<FlowInfo>,
     /// Aggregates.
     pub summary: Summary,
-    /// The queue and cwnd time series, when [`AqmSimConfig::keep_series`] was set (not part
+    /// The queue and cwnd time series, when [`AqmSimConfig::keep_series`](super::sim::AqmSimConfig::keep_series) was set (not part
     /// of the JSON form).
     #[serde(skip)]
     pub series: Option<Series>,
@@ -422,7 +422,7 @@ impl RunResult {
     }
 }
 
-/// Result of [`sim`]: one run per discipline, in the order asked.
+/// Result of [`sim()`](super::sim::sim): one run per discipline, in the order asked.
 #[derive(Clone, Debug, Serialize)]
 pub struct AqmSimResult {
     /// The runs.

@@ -2,7 +2,7 @@
 //! under one or more disciplines ([`sim`]), the figure sweeps fig. 2 and figs. 5–8 run in
 //! parallel over points × seeds ([`study`], with [`StudyResult::csv`] and [`write_study`]),
 //! the mixes of today's TCPs ([`mix_study`]) and the per-packet cost of each discipline
-//! ([`bench`]).
+//! ([`bench()`]).
 //!
 //! Files: `sim.rs` (one dumbbell run per discipline), `info.rs` (what a run reports),
 //! `figures.rs` (paper 002's figure sweeps), `mixes.rs` (today's TCP mixes), `runner.rs`

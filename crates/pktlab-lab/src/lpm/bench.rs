@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// Configuration of [`bench`].
+/// Configuration of [`bench()`].
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default)]
 pub struct BenchConfig {
@@ -277,7 +277,7 @@ fn depth_costs<A: Address>(
     })
 }
 
-/// Result of [`bench`].
+/// Result of [`bench()`].
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchResult {
     /// The table.

@@ -1,5 +1,5 @@
 //! LPM experiments (paper 004, Poptrie): the lookup-rate benchmark with its traffic
-//! generators ([`bench`]), including updates applied under a concurrent reader, and the
+//! generators ([`bench()`]), including updates applied under a concurrent reader, and the
 //! verification of every algorithm against the radix-trie oracle ([`verify`]).
 //!
 //! Traffic generation follows the paper's harness: uniform random addresses from Marsaglia's
