@@ -43,6 +43,9 @@ pub use prog::{iface_mac, local_addresses};
 use ring::{getopt, mmap, os, setopt, Map, Ring};
 
 use crate::port::{Bufs, RxPort, TxPort};
+// The socket has no NIC hash: the software flow hash the virtio ports use (addresses,
+// protocol, ports).
+use crate::port::virtq::flow_hash as frame_hash;
 use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -410,21 +413,6 @@ pub struct AfXdpRx {
     counters: Arc<XdpCounters>,
     rx: u64,
     oversize: u64,
-}
-
-/// A flow hash of a frame (the socket has no NIC hash): FNV-1a over the IP addresses.
-#[inline]
-fn frame_hash(d: &[u8]) -> u32 {
-    let span = match d.get(12..14) {
-        Some([0x08, 0x00]) => 26..34,
-        Some([0x86, 0xdd]) => 22..54,
-        _ => 0..0,
-    };
-    let mut h: u32 = 0x811c_9dc5;
-    for &b in d.get(span).unwrap_or(&[]) {
-        h = (h ^ b as u32).wrapping_mul(0x0100_0193);
-    }
-    h
 }
 
 impl RxPort for AfXdpRx {
