@@ -1,20 +1,37 @@
 #!/usr/bin/env bash
 # The library's unit tests in the two builds where undefined behaviour behind a debug_assert!
 # shows: release optimisation with debug assertions kept (profile release-checked), and
-# AddressSanitizer on nightly. Slower than .ci/run's steps (each rebuilds pktlab and its
-# dependencies); run it before landing a change to unsafe code:  tools/sanitizers.sh
+# AddressSanitizer on nightly. Slower than .ci/run's other steps (each rebuilds pktlab and its
+# dependencies); run it whole before landing a change to unsafe code.
+#
+# Usage: tools/sanitizers.sh [all|release-checked|asan] [TEST-FILTER...]
+#   all (default) runs both halves over every unit test of the library;
+#   TEST-FILTER... (libtest name filters, e.g. `mbuf:: flowcache::store`) narrows both halves
+#   to the tests whose path contains one of them. .ci/run runs `asan` over the modules that
+#   hold unsafe code, with fewer proptest cases (PROPTEST_CASES), to stay within its budget.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-echo "== release build with debug assertions (profile release-checked): the library's tests"
-# Release optimisation is where a bug behind a `debug_assert!` shows; the assertions and
-# overflow checks stay on so that it shows as a failure.
-cargo test -q -p pktlab --profile release-checked --lib
-echo "== AddressSanitizer (nightly): the library's unit tests"
-# Instrumented pktlab and dependencies, uninstrumented std (-Zbuild-std would need rust-src
-# and rebuild std). Leak checking is off: long-lived tables are leaked on purpose.
-if cargo +nightly --version >/dev/null 2>&1; then
-  RUSTFLAGS="-Zsanitizer=address" ASAN_OPTIONS=detect_leaks=0 CARGO_TARGET_DIR=target/asan \
-    cargo +nightly test -q -p pktlab --lib --target x86_64-unknown-linux-gnu
-else
-  echo "asan: skipped (no nightly toolchain)"
+what=${1:-all}
+shift || true
+case "$what" in all | release-checked | asan) ;; *)
+  echo "usage: tools/sanitizers.sh [all|release-checked|asan] [TEST-FILTER...]" >&2
+  exit 2
+  ;;
+esac
+if [ "$what" != asan ]; then
+  echo "== release build with debug assertions (profile release-checked): the library's tests"
+  # Release optimisation is where a bug behind a `debug_assert!` shows; the assertions and
+  # overflow checks stay on so that it shows as a failure.
+  cargo test -q -p pktlab --profile release-checked --lib -- "$@"
+fi
+if [ "$what" != release-checked ]; then
+  echo "== AddressSanitizer (nightly): the library's unit tests${1:+ matching $*}"
+  # Instrumented pktlab and dependencies, uninstrumented std (-Zbuild-std would need rust-src
+  # and rebuild std). Leak checking is off: long-lived tables are leaked on purpose.
+  if cargo +nightly --version >/dev/null 2>&1; then
+    RUSTFLAGS="-Zsanitizer=address" ASAN_OPTIONS=detect_leaks=0 CARGO_TARGET_DIR=target/asan \
+      cargo +nightly test -q -p pktlab --lib --target x86_64-unknown-linux-gnu -- "$@"
+  else
+    echo "asan: skipped (no nightly toolchain)"
+  fi
 fi
