@@ -41,7 +41,8 @@ pub struct BenchConfig {
     /// Also time single lookups and group their cost by matched prefix length
     /// ([`pktlab::lpm::by_depth`], paper 004's box plot).
     pub by_depth: bool,
-    /// With `by_depth`: lookups timed (the first N addresses of the traffic, thread 0).
+    /// With `by_depth`: lookups timed (the first N addresses of the traffic, thread 0), cut
+    /// into `runs` slices timed round-robin over the structures.
     pub depth_samples: u64,
     /// With `threads` > 1: each round also times the structure on 1 thread right before the
     /// `threads`-thread run, so that the scaling ratio compares two back-to-back runs.
@@ -179,6 +180,9 @@ pub struct DepthRow {
     pub p75: u64,
     /// 95th percentile.
     pub p95: u64,
+    /// The 95th percentile of every round, in round order (`None`: no lookup of this depth
+    /// in that round's slice).
+    pub rounds_p95: Vec<Option<u64>>,
 }
 
 /// The `by_depth` part of an [`AlgoBench`] (see [`pktlab::lpm::by_depth`]).
@@ -188,8 +192,10 @@ pub struct DepthReport {
     pub unit: String,
     /// Median cost of an empty timing window, subtracted from every sample.
     pub timer_overhead: u64,
-    /// Lookups timed.
+    /// Lookups timed (all rounds).
     pub lookups: u64,
+    /// Interleaved rounds (each times one slice of the samples in every structure).
+    pub rounds: usize,
     /// Share of the timed lookups whose route is longer than /24.
     pub share_deeper_than_24: f64,
     /// Wrapping sum of the next hops returned.
@@ -216,65 +222,128 @@ fn oncpu_since(c0: Option<u64>) -> f64 {
         .map_or(f64::NAN, |(b, a)| b.saturating_sub(a) as f64 * 1e-9)
 }
 
-/// `by_depth`: builds `algo` as its concrete type and times the first `depth_samples`
-/// addresses of the traffic one by one.
-fn depth_costs<A: Address>(
+/// One algorithm built as its concrete type (lookups inlined, as in the throughput loop),
+/// timing single lookups: `(warm, addrs)` → [`by_depth::by_depth_warm`].
+type DepthTimer<'a, A> = Box<dyn FnMut(&[A], &[A]) -> Option<by_depth::ByDepth> + 'a>;
+
+fn depth_timer<'a, A: Address>(
     algo: Algo,
+    routes: &[(Prefix<A>, NextHop)],
+    oracle: &'a Radix<A>,
+) -> DepthTimer<'a, A> {
+    struct Make<'r, 'a, A: Address> {
+        routes: &'r [(Prefix<A>, NextHop)],
+        oracle: &'a Radix<A>,
+    }
+    impl<'a, A: Address> Visit<A> for Make<'_, 'a, A> {
+        type Out = DepthTimer<'a, A>;
+        fn visit<T: Lpm<A> + Clone + 'static>(self, mut t: T) -> Self::Out {
+            t.build(self.routes);
+            let oracle = self.oracle;
+            Box::new(move |warm, addrs| by_depth::by_depth_warm(&t, oracle, warm, addrs))
+        }
+    }
+    algo.visit(Make { routes, oracle })
+}
+
+/// `by_depth`: times the first `depth_samples` addresses of the traffic one by one in every
+/// structure, in interleaved rounds: the samples are cut into `runs` slices, and round r times
+/// slice r in each structure in turn (after an untimed warm-up on 65,536 other addresses of
+/// the stream), so a phase of host noise falls on every structure of a round alike. Each
+/// depth's percentiles are the median over the rounds of that round's percentile.
+fn depth_rounds<A: Address>(
+    algos: &[Algo],
     routes: &[(Prefix<A>, NextHop)],
     traffic: &Traffic<A>,
     cfg: &BenchConfig,
-) -> Result<DepthReport> {
-    struct Run<'a, A: Address> {
-        routes: &'a [(Prefix<A>, NextHop)],
-        oracle: &'a Radix<A>,
-        addrs: &'a [A],
-    }
-    impl<A: Address> Visit<A> for Run<'_, A> {
-        type Out = Option<by_depth::ByDepth>;
-        fn visit<T: Lpm<A> + Clone + 'static>(self, mut t: T) -> Self::Out {
-            t.build(self.routes);
-            by_depth::by_depth(&t, self.oracle, self.addrs)
-        }
-    }
+    p: &dyn Progress,
+) -> Result<Vec<DepthReport>> {
     let mut oracle = Radix::<A>::new();
     oracle.build(routes);
+    let n = cfg.depth_samples.max(1) as usize;
     let mut rng = Xor128::new(stream(cfg.table.seed, 0));
     let mut st = LookupGen::new(traffic, &mut rng);
-    let mut addrs = vec![A::ZERO; cfg.depth_samples.max(1) as usize];
+    let mut addrs = vec![A::ZERO; n + WARM_LOOKUPS];
     st.fill(traffic, &mut rng, &mut addrs);
-    let r = algo
-        .visit(Run {
-            routes,
-            oracle: &oracle,
-            addrs: &addrs,
+    let (addrs, warm) = addrs.split_at(n);
+    let chunk = n.div_ceil(cfg.runs.clamp(1, n));
+    let mut timers: Vec<_> = algos
+        .iter()
+        .map(|&a| {
+            p.note(&format!("{a}: building for single lookups by depth"));
+            depth_timer(a, routes, &oracle)
         })
-        .ok_or_else(|| Error::param("--by-depth needs an x86-64 time-stamp counter"))?;
-    let deeper: u64 = r
-        .per_depth
+        .collect();
+    let mut per: Vec<Vec<by_depth::ByDepth>> = vec![Vec::new(); algos.len()];
+    let rounds = n.div_ceil(chunk);
+    p.start("single lookups by depth", Some((rounds * algos.len()) as u64));
+    for (r, part) in addrs.chunks(chunk).enumerate() {
+        for (i, t) in timers.iter_mut().enumerate() {
+            let b = t(warm, part)
+                .ok_or_else(|| Error::param("--by-depth needs an x86-64 time-stamp counter"))?;
+            per[i].push(b);
+            p.set((r * algos.len() + i) as u64 + 1);
+            p.check_stop()?;
+        }
+    }
+    p.finish();
+    Ok(per.iter().map(|rs| merge_depths(rs)).collect())
+}
+
+/// Untimed lookups before each timed slice of [`depth_rounds`].
+const WARM_LOOKUPS: usize = 1 << 16;
+
+/// Median of integers (the upper median for an even count; 0 for none).
+fn median_u64(mut v: Vec<u64>) -> u64 {
+    v.sort_unstable();
+    v.get(v.len() / 2).copied().unwrap_or(0)
+}
+
+/// One [`DepthReport`] from the rounds of one structure.
+fn merge_depths(rounds: &[by_depth::ByDepth]) -> DepthReport {
+    let mut depths: Vec<Option<u8>> = rounds
+        .iter()
+        .flat_map(|r| r.per_depth.iter().map(|d| d.depth))
+        .collect();
+    depths.sort_unstable();
+    depths.dedup();
+    let lookups: u64 = rounds.iter().map(|r| r.lookups).sum();
+    let rows: Vec<DepthRow> = depths
+        .into_iter()
+        .map(|depth| {
+            let of: Vec<Option<&by_depth::DepthCost>> = rounds
+                .iter()
+                .map(|r| r.per_depth.iter().find(|d| d.depth == depth))
+                .collect();
+            let med = |f: fn(&by_depth::DepthCost) -> u64| {
+                median_u64(of.iter().flatten().map(|d| f(d)).collect())
+            };
+            DepthRow {
+                depth,
+                count: of.iter().flatten().map(|d| d.count).sum(),
+                p5: med(|d| d.p5),
+                p25: med(|d| d.p25),
+                p50: med(|d| d.p50),
+                p75: med(|d| d.p75),
+                p95: med(|d| d.p95),
+                rounds_p95: of.iter().map(|d| d.map(|d| d.p95)).collect(),
+            }
+        })
+        .collect();
+    let deeper: u64 = rows
         .iter()
         .filter(|d| d.depth.is_some_and(|x| x > 24))
         .map(|d| d.count)
         .sum();
-    Ok(DepthReport {
+    DepthReport {
         unit: "tsc_ticks".into(),
-        timer_overhead: r.timer_overhead,
-        lookups: r.lookups,
-        share_deeper_than_24: deeper as f64 / r.lookups.max(1) as f64,
-        checksum: r.checksum,
-        depths: r
-            .per_depth
-            .iter()
-            .map(|d| DepthRow {
-                depth: d.depth,
-                count: d.count,
-                p5: d.p5,
-                p25: d.p25,
-                p50: d.p50,
-                p75: d.p75,
-                p95: d.p95,
-            })
-            .collect(),
-    })
+        timer_overhead: median_u64(rounds.iter().map(|r| r.timer_overhead).collect()),
+        lookups,
+        rounds: rounds.len(),
+        share_deeper_than_24: deeper as f64 / lookups.max(1) as f64,
+        checksum: rounds.iter().fold(0, |c, r| c.wrapping_add(r.checksum)),
+        depths: rows,
+    }
 }
 
 /// Result of [`bench()`].
@@ -490,6 +559,7 @@ fn bench_family<A: Address>(cfg: &BenchConfig, p: &dyn Progress) -> Result<Bench
     }
     p.finish();
     let tsc_hz = by_depth::tsc_hz(std::time::Duration::from_millis(50));
+    let algo_list: Vec<Algo> = built.iter().map(|b| b.0).collect();
     let mut results = Vec::new();
     for ((algo, t, build_s, build_oncpu_s), tm) in built.into_iter().zip(timed) {
         let stats = t.stats();
@@ -523,14 +593,13 @@ fn bench_family<A: Address>(cfg: &BenchConfig, p: &dyn Progress) -> Result<Bench
         if let Some((ups, _)) = &updates {
             r.updates = Some(bench_updates::<A>(algo, &table.routes, ups, cfg, p));
         }
-        if cfg.by_depth {
-            p.note(&format!(
-                "{algo}: timing {} single lookups by depth",
-                cfg.depth_samples
-            ));
-            r.by_depth = Some(depth_costs::<A>(algo, &table.routes, &traffic, cfg)?);
-        }
         results.push(r);
+    }
+    if cfg.by_depth {
+        let reps = depth_rounds::<A>(&algo_list, &table.routes, &traffic, cfg, p)?;
+        for (r, d) in results.iter_mut().zip(reps) {
+            r.by_depth = Some(d);
+        }
     }
     Ok(BenchResult {
         table: table.info,

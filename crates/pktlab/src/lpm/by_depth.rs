@@ -168,18 +168,33 @@ fn pct(v: &[u64], q: usize) -> u64 {
 
 /// Times every lookup of `addrs` in `t` on its own and groups the costs by the depth of the
 /// route `oracle` (the same routes) matches. `None` where the timer is unavailable.
+///
+/// Warms up on the first 65,536 addresses of `addrs` (so those are timed warm); use
+/// [`by_depth_warm`] to warm up on addresses that are not timed.
 pub fn by_depth<A: Address, T: Lpm<A> + ?Sized>(
     t: &T,
     oracle: &Radix<A>,
+    addrs: &[A],
+) -> Option<ByDepth> {
+    by_depth_warm(t, oracle, &addrs[..addrs.len().min(1 << 16)], addrs)
+}
+
+/// [`by_depth`] with its own warm-up: looks up every address of `warm` untimed first (page
+/// tables, branch predictor, the structure's hot upper levels), then times each of `addrs`.
+/// Timing repeated slices of one stream (interleaved rounds) should pass a `warm` disjoint
+/// from `addrs`, or the timed lookups find their own paths already cached.
+pub fn by_depth_warm<A: Address, T: Lpm<A> + ?Sized>(
+    t: &T,
+    oracle: &Radix<A>,
+    warm: &[A],
     addrs: &[A],
 ) -> Option<ByDepth> {
     #[cfg(target_arch = "x86_64")]
     {
         let overhead = timer_overhead(CALIBRATION)?;
         let rdtscp = tsc::has_rdtscp();
-        // Warm up page tables and the branch predictor on a prefix of the stream.
         let mut checksum = 0u64;
-        for a in addrs.iter().take(1 << 16) {
+        for a in warm {
             std::hint::black_box(t.lookup(*a));
         }
         // Bucket 0 = no route, 1 + d = depth d.
@@ -218,7 +233,7 @@ pub fn by_depth<A: Address, T: Lpm<A> + ?Sized>(
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = (t, oracle, addrs);
+        let _ = (t, oracle, warm, addrs);
         None
     }
 }
