@@ -113,7 +113,8 @@ impl Link {
 
     /// Offers every packet of `pkts` in order: first sends what the link can send by the
     /// packet's arrival, then enqueues it. Departures go to `out`, dropped buffers to `freed`.
-    #[inline]
+    /// Not inlined: the queue stage (link model + discipline) as one function for profilers.
+    #[inline(never)]
     pub fn offer_all<Q: Aqm<QPkt>>(
         &mut self,
         q: &mut Q,

@@ -149,7 +149,8 @@ impl WorkerParts {
 
 /// Flow-cache lookups of the batch's valid packets; misses go to the LPM lists.
 #[allow(clippy::too_many_arguments)]
-#[inline]
+/// Not inlined: one function per stage for profilers (`tools/forward_cost.py`).
+#[inline(never)]
 fn cache_lookup<P: Policy>(
     c: &mut NextHopCache<P>,
     epoch: u32,
@@ -167,7 +168,8 @@ fn cache_lookup<P: Policy>(
 }
 
 /// Fills the cache with the looked-up next hops of the misses.
-#[inline]
+/// Not inlined: one function per stage for profilers (`tools/forward_cost.py`).
+#[inline(never)]
 fn cache_fill<P: Policy>(
     c: &mut NextHopCache<P>,
     idx: &[u32],
@@ -185,7 +187,8 @@ fn cache_fill<P: Policy>(
 
 /// Looks the batch's misses of one family up together (`addrs[k]` is packet `idx[k]`'s
 /// destination) and writes their next hops (0: no route, or no table for the family).
-#[inline]
+/// Not inlined: one function per stage for profilers (`tools/forward_cost.py`).
+#[inline(never)]
 fn lookup_misses<A: Address>(
     table: Option<&LpmReader<A, Poptrie<A>>>,
     addrs: &[A],
@@ -266,11 +269,7 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
             if !self.layout.begin(self.batch) {
                 break;
             }
-            let n = self.rx.rx_burst(
-                &mut Bufs::new(&self.pool, &mut self.cache, &mut self.layout),
-                &mut self.bufs,
-                self.batch,
-            );
+            let n = self.receive();
             if n == 0 {
                 self.layout.end();
                 if self.rx.exhausted() {
@@ -307,6 +306,17 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
         }
         self.layout.finish();
         self.cache.flush_all(&self.pool);
+    }
+
+    /// Receives one burst into `bufs`. Not inlined: the I/O's rx as one function for
+    /// profilers (`tools/forward_cost.py`).
+    #[inline(never)]
+    fn receive(&mut self) -> usize {
+        self.rx.rx_burst(
+            &mut Bufs::new(&self.pool, &mut self.cache, &mut self.layout),
+            &mut self.bufs,
+            self.batch,
+        )
     }
 
     /// Sends everything the output queue holds (end of input, or an idle live port).
@@ -349,10 +359,11 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
         );
     }
 
-    #[inline]
-    fn l3_batch(&mut self, n: usize) {
+    /// Stage 1: parses the batch's headers into `hdr` / `ok` (drops counted by cause).
+    /// Not inlined, so that profilers see the stage as one function (`tools/forward_cost.py`).
+    #[inline(never)]
+    fn parse_batch(&mut self) {
         let c = &mut self.counters;
-        // 1. Parse.
         for (i, b) in self.bufs.iter().enumerate() {
             let len = self.layout.data_len(&self.pool, b, i) as usize;
             self.lens[i] = len as u16;
@@ -369,6 +380,13 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
                 Err(Verdict::Ttl) => c.ttl += 1,
             }
         }
+    }
+
+    #[inline]
+    fn l3_batch(&mut self, n: usize) {
+        // 1. Parse.
+        self.parse_batch();
+        let c = &mut self.counters;
         // 2. Flow cache (full only).
         let tables = self.tables.as_ref().expect("l3 stages have tables");
         let epoch = tables.epoch.load(Ordering::Acquire) as u32;
@@ -515,7 +533,9 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
         self.transmit(self.qout.len());
     }
 
-    /// Transmits `keep` (`lens[..k]`, `ts[..k]`) and returns `free` to the pool.
+    /// Transmits `keep` (`lens[..k]`, `ts[..k]`) and returns `free` to the pool. Not
+    /// inlined: the I/O's tx and pool fill as one function for profilers.
+    #[inline(never)]
     fn transmit(&mut self, k: usize) {
         self.tx.tx_burst(
             &mut Bufs::new(&self.pool, &mut self.cache, &mut self.layout),
