@@ -308,8 +308,9 @@ pub fn page(r: &Report) -> String {
     let m = &r.machine;
     let _ = write!(
         o,
-        "<table class=\"facts\"><tr><th>CPU</th><td>{}</td></tr><tr><th>cores</th><td>{}</td></tr><tr><th>kernel</th><td>{}</td></tr><tr><th>date (UTC)</th><td>{}</td></tr><tr><th>load average at start / end</th><td>{} / {}</td></tr><tr><th>pktlab</th><td>{} at commit <code>{}</code> ({} build)</td></tr><tr><th>inputs</th><td>{}</td></tr><tr><th>command</th><td><code>{}</code></td></tr><tr><th>total time</th><td>{} s</td></tr></table>",
+        "<table class=\"facts\"><tr><th>CPU</th><td>{} ({})</td></tr><tr><th>cores</th><td>{}</td></tr><tr><th>kernel</th><td>{}</td></tr><tr><th>date (UTC)</th><td>{}</td></tr><tr><th>load average at start / end</th><td>{} / {}</td></tr><tr><th>pktlab</th><td>{} at commit <code>{}</code> ({} build)</td></tr><tr><th>inputs</th><td>{}</td></tr><tr><th>command</th><td><code>{}</code></td></tr><tr><th>total time</th><td>{} s</td></tr></table>",
         esc(&m.cpu_model),
+        esc(&m.caches),
         m.cores,
         esc(&m.kernel),
         esc(&m.date),

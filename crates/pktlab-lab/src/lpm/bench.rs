@@ -276,7 +276,10 @@ fn depth_rounds<A: Address>(
         .collect();
     let mut per: Vec<Vec<by_depth::ByDepth>> = vec![Vec::new(); algos.len()];
     let rounds = n.div_ceil(chunk);
-    p.start("single lookups by depth", Some((rounds * algos.len()) as u64));
+    p.start(
+        "single lookups by depth",
+        Some((rounds * algos.len()) as u64),
+    );
     for (r, part) in addrs.chunks(chunk).enumerate() {
         for (i, t) in timers.iter_mut().enumerate() {
             let b = t(warm, part)
