@@ -26,17 +26,19 @@ each `#[inline(never)]` in the worker for this purpose:
   flow-cache fill     pipeline::worker::cache_fill           NextHopCache::fill (victim, insert)
   ZL-RED queue        pipeline::queue::Link::offer_all       link model + ZL-RED enqueue/dequeue
   tx + free (I/O)     pipeline::worker::Worker::transmit     tx burst + buffers back to the pool
-  other               whole program − the stages above       miss collection, forward/drop
-                                                              split, TTL/checksum/MAC rewrite,
-                                                              departures' unpark, batch loop
-Misses are L1d = D1mr + D1mw, LL = DLmr + DLmw (data only; instruction fetch misses are
-negligible here and left out), mispredictions = Bcm + Bim.
+  other, worker       Worker::run − the stages above         rss read, miss collection,
+                                                              forward/drop split, TTL/checksum/
+                                                              MAC rewrite, departures' unpark,
+                                                              the batch loop
+  other, outside      whole program − Worker::run            (nothing per packet is expected)
+Misses are L1d = D1mr + D1mw, LL = DLmr + DLmw (data only; instruction-fetch misses are
+left out), mispredictions = Bcm + Bim.
 
 Build pktlab for the baseline x86-64 target (no AVX-512, which valgrind does not decode; see
 tools/cachegrind_mbuf.py):  cargo build --release -p pktlab-cli
 Usage: tools/forward_cost.py [--pktlab target/release/pktlab] [--table rib-v4.txt.gz]
        [--packets 1M] [--repeat 1,3] [--aqm-flows 1000,100000] [--aqm-packets 200K]
-       [--jobs 2] [--json out.json]
+       [--jobs 2] [--keep DIR] [--json out.json]
 """
 
 import argparse
@@ -60,6 +62,8 @@ STAGES = [
     ("ZL-RED queue", r"pipeline::queue::Link>?::offer_all(<.*>)?$"),
     ("tx + free (I/O)", r"::Worker<.*>::transmit$"),
 ]
+# The worker thread's loop: the stages above plus the rest of the worker.
+WORKER = r"::Worker<.*>::run$"
 EVENTS = ["Ir", "L1d", "LL", "mispred"]
 
 
@@ -105,10 +109,12 @@ def annotate(out):
     return total, fns
 
 
-def callgrind(args, cache, tag):
-    """Runs pktlab under callgrind; returns (stdout JSON, totals, functions)."""
+def callgrind(args, cache, tag, keep=None):
+    """Runs pktlab under callgrind; returns (stdout JSON, totals, functions). With `keep`, the
+    callgrind output is kept there (named after the run) for callgrind_annotate."""
     with tempfile.TemporaryDirectory(prefix="pktlab-cost-") as d:
-        out = os.path.join(d, "cg.out")
+        name = re.sub(r"[^\w.-]+", "_", tag) + ".callgrind"
+        out = os.path.join(keep or d, name)
         cmd = ["valgrind", "--tool=callgrind", "--cache-sim=yes", "--branch-sim=yes",
                f"--I1={cache['D1']}", f"--D1={cache['D1']}", f"--LL={cache['LL']}",
                f"--callgrind-out-file={out}"] + args
@@ -120,10 +126,10 @@ def callgrind(args, cache, tag):
         return json.loads(p.stdout), total, fns
 
 
-def stage_costs(fns):
+def stage_costs(fns, stages=STAGES):
     """{stage: raw events} summed over the functions each stage's pattern matches."""
     got = {}
-    for stage, pat in STAGES:
+    for stage, pat in stages:
         hits = [v for f, v in fns.items() if re.search(pat, f)]
         if not hits:
             sys.exit(f"forward_cost: no function matches stage {stage!r} ({pat}); "
@@ -151,14 +157,17 @@ def forward_case(runs):
     for res, total, fns in runs:
         s = stage_costs(fns)
         s["total"] = total
+        s["worker"] = stage_costs(fns, [("worker", WORKER)])["worker"]
         st.append((res["packets"], s))
     (p1, s1), (p2, s2) = st
     dp = p2 - p1
     per = {}
-    for stage in [s for s, _ in STAGES] + ["total"]:
+    for stage in [s for s, _ in STAGES] + ["worker", "total"]:
         d1, d2 = derived(s1[stage]), derived(s2[stage])
         per[stage] = {e: (d2[e] - d1[e]) / dp for e in EVENTS}
-    per["other"] = {e: per["total"][e] - sum(per[s][e] for s, _ in STAGES) for e in EVENTS}
+    per["other, worker"] = {e: per["worker"][e] - sum(per[s][e] for s, _ in STAGES)
+                            for e in EVENTS}
+    per["other, outside the worker"] = {e: per["total"][e] - per["worker"][e] for e in EVENTS}
     res = runs[1][0]
     info = {"packets_difference": dp, "forwarded": res["forwarded"], "dropped": res["dropped"],
             "cache": res["cache"], "routes": res["routes"]}
@@ -192,6 +201,7 @@ def main():
     ap.add_argument("--LL", default="8388608,16,64", help="last level: size,assoc,line")
     ap.add_argument("--no-synthetic", action="store_true", help="only the --table files")
     ap.add_argument("--jobs", type=int, default=1, help="valgrind runs at once")
+    ap.add_argument("--keep", help="keep the callgrind outputs in this directory")
     ap.add_argument("--json")
     a = ap.parse_args()
     if not os.access(a.pktlab, os.X_OK):
@@ -212,8 +222,8 @@ def main():
     jobs += [(aqm_args(a, f, k), f"aqm bench --flows {f} --packets {k}")
              for f in flows for k in (a.aqm_packets, 2 * a.aqm_packets)]
     with ThreadPoolExecutor(a.jobs) as ex:
-        done = list(ex.map(lambda j: callgrind(j[0], cache, j[1]), jobs))
-    rows = [s for s, _ in STAGES] + ["other", "total"]
+        done = list(ex.map(lambda j: callgrind(j[0], cache, j[1], a.keep), jobs))
+    rows = [s for s, _ in STAGES] + ["other, worker", "other, outside the worker", "total"]
     for i, t in enumerate(tables):
         per, info = forward_case(done[2 * i:2 * i + 2])
         out["forward"][t] = {"per_packet": per, **info}
