@@ -97,7 +97,7 @@ fn size_text(s: &str) -> Option<String> {
             "" => return Some(format!("{n} B")),
             _ => return None,
         };
-    Some(if kib >= 1024 && kib % 1024 == 0 {
+    Some(if kib >= 1024 && kib.is_multiple_of(1024) {
         format!("{} MiB", kib / 1024)
     } else {
         format!("{kib} KiB")
