@@ -26,11 +26,12 @@ each `#[inline(never)]` in the worker for this purpose:
   flow-cache fill     pipeline::worker::cache_fill           NextHopCache::fill (victim, insert)
   ZL-RED queue        pipeline::queue::Link::offer_all       link model + ZL-RED enqueue/dequeue
   tx + free (I/O)     pipeline::worker::Worker::transmit     tx burst + buffers back to the pool
-  other, worker       Worker::run − the stages above         rss read, miss collection,
+  other, worker       worker thread − the stages above       rss read, miss collection,
                                                               forward/drop split, TTL/checksum/
                                                               MAC rewrite, departures' unpark,
                                                               the batch loop
-  other, outside      whole program − Worker::run            (nothing per packet is expected)
+  other, outside      whole program − the threads pktlab     (nothing per packet is expected)
+                      starts (glibc's start_thread)
 Misses are L1d = D1mr + D1mw, LL = DLmr + DLmw (data only; instruction-fetch misses are
 left out), mispredictions = Bcm + Bim.
 
@@ -38,7 +39,7 @@ Build pktlab for the baseline x86-64 target (no AVX-512, which valgrind does not
 tools/cachegrind_mbuf.py):  cargo build --release -p pktlab-cli
 Usage: tools/forward_cost.py [--pktlab target/release/pktlab] [--table rib-v4.txt.gz]
        [--packets 1M] [--repeat 1,3] [--aqm-flows 1000,100000] [--aqm-packets 200K]
-       [--jobs 2] [--keep DIR] [--json out.json]
+       [--jobs 2] [--keep DIR [--reuse]] [--json out.json]
 """
 
 import argparse
@@ -62,8 +63,9 @@ STAGES = [
     ("ZL-RED queue", r"pipeline::queue::Link>?::offer_all(<.*>)?$"),
     ("tx + free (I/O)", r"::Worker<.*>::transmit$"),
 ]
-# The worker thread's loop: the stages above plus the rest of the worker.
-WORKER = r"::Worker<.*>::run$"
+# Every thread pktlab starts (glibc's thread entry): in a replay the worker alone does work
+# per packet (`Worker::run` itself may be inlined into the thread's closure).
+WORKER = r"^start_thread$"
 EVENTS = ["Ir", "L1d", "LL", "mispred"]
 
 
@@ -109,21 +111,30 @@ def annotate(out):
     return total, fns
 
 
-def callgrind(args, cache, tag, keep=None):
+def callgrind(args, cache, tag, keep=None, reuse=False):
     """Runs pktlab under callgrind; returns (stdout JSON, totals, functions). With `keep`, the
-    callgrind output is kept there (named after the run) for callgrind_annotate."""
+    callgrind output and the run's JSON are kept there (named after the run); with `reuse`,
+    a run whose two files are there already is read instead of run again."""
     with tempfile.TemporaryDirectory(prefix="pktlab-cost-") as d:
         name = re.sub(r"[^\w.-]+", "_", tag) + ".callgrind"
         out = os.path.join(keep or d, name)
         cmd = ["valgrind", "--tool=callgrind", "--cache-sim=yes", "--branch-sim=yes",
                f"--I1={cache['D1']}", f"--D1={cache['D1']}", f"--LL={cache['LL']}",
                f"--callgrind-out-file={out}"] + args
-        p = subprocess.run(cmd, capture_output=True, text=True)
-        if p.returncode != 0:
-            tail = " | ".join(p.stderr.strip().splitlines()[-3:])
-            sys.exit(f"forward_cost: {tag} failed (exit {p.returncode}): {tail}")
+        if keep and reuse and os.path.exists(out) and os.path.exists(out + ".json"):
+            with open(out + ".json") as fh:
+                stdout = fh.read()
+        else:
+            p = subprocess.run(cmd, capture_output=True, text=True)
+            if p.returncode != 0:
+                tail = " | ".join(p.stderr.strip().splitlines()[-3:])
+                sys.exit(f"forward_cost: {tag} failed (exit {p.returncode}): {tail}")
+            stdout = p.stdout
+            if keep:
+                with open(out + ".json", "w") as fh:
+                    fh.write(stdout)
         total, fns = annotate(out)
-        return json.loads(p.stdout), total, fns
+        return json.loads(stdout), total, fns
 
 
 def stage_costs(fns, stages=STAGES):
@@ -201,7 +212,9 @@ def main():
     ap.add_argument("--LL", default="8388608,16,64", help="last level: size,assoc,line")
     ap.add_argument("--no-synthetic", action="store_true", help="only the --table files")
     ap.add_argument("--jobs", type=int, default=1, help="valgrind runs at once")
-    ap.add_argument("--keep", help="keep the callgrind outputs in this directory")
+    ap.add_argument("--keep", help="keep the callgrind outputs and run JSON in this directory")
+    ap.add_argument("--reuse", action="store_true",
+                    help="with --keep: read the runs found there instead of running them")
     ap.add_argument("--json")
     a = ap.parse_args()
     if not os.access(a.pktlab, os.X_OK):
@@ -222,7 +235,7 @@ def main():
     jobs += [(aqm_args(a, f, k), f"aqm bench --flows {f} --packets {k}")
              for f in flows for k in (a.aqm_packets, 2 * a.aqm_packets)]
     with ThreadPoolExecutor(a.jobs) as ex:
-        done = list(ex.map(lambda j: callgrind(j[0], cache, j[1], a.keep), jobs))
+        done = list(ex.map(lambda j: callgrind(j[0], cache, j[1], a.keep, a.reuse), jobs))
     rows = [s for s, _ in STAGES] + ["other, worker", "other, outside the worker", "total"]
     for i, t in enumerate(tables):
         per, info = forward_case(done[2 * i:2 * i + 2])
