@@ -148,8 +148,8 @@ impl WorkerParts {
 }
 
 /// Flow-cache lookups of the batch's valid packets; misses go to the LPM lists.
-#[allow(clippy::too_many_arguments)]
 /// Not inlined: one function per stage for profilers (`tools/forward_cost.py`).
+#[allow(clippy::too_many_arguments)]
 #[inline(never)]
 fn cache_lookup<P: Policy>(
     c: &mut NextHopCache<P>,
