@@ -194,7 +194,10 @@ pub fn run(cfg: &ReportConfig, obs: &dyn Observer) -> Result<Report> {
         let t = Instant::now();
         let res = (def.run)(&ctx);
         let (body, error) = match res {
-            Ok(b) => (b, None),
+            Ok(mut b) => {
+                b.add_round_figures();
+                (b, None)
+            }
             Err(e) => (Body::default(), Some(e.to_string())),
         };
         let s = Section {

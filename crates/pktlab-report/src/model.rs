@@ -264,6 +264,53 @@ impl Body {
         let v = serde_json::to_value(v).unwrap_or_else(|e| serde_json::json!(e.to_string()));
         self.raw.insert(key.into(), v);
     }
+
+    /// Draws the spread of every comparison timed in interleaved rounds: one figure
+    /// `<comparison id>-rounds` per such comparison (unless the section drew one under that
+    /// id), a box per timed row — whiskers at the lowest and highest round, box at the
+    /// quartiles, line at the median — so a reader sees how far apart the rounds are before
+    /// reading the verdict.
+    pub fn add_round_figures(&mut self) {
+        for c in &self.comparisons {
+            let id = format!("{}-rounds", c.id);
+            let timed: Vec<&CmpRow> = c.rows.iter().filter(|r| r.rounds.len() > 1).collect();
+            if timed.is_empty() || self.figures.iter().any(|f| f.id == id) {
+                continue;
+            }
+            let boxes = timed.iter().map(|r| Some(spread(&r.rounds))).collect();
+            self.figures.push(Figure::new(
+                &id,
+                &format!("{}: every round", c.title),
+                &c.source,
+                "",
+                &format!(
+                    "{} — whiskers: lowest and highest round; box: quartiles; line: median",
+                    c.metric
+                ),
+                Plot::Boxes {
+                    categories: timed.iter().map(|r| r.label.clone()).collect(),
+                    series: vec![BoxSeries {
+                        name: format!("ours, {} rounds", timed[0].rounds.len()),
+                        boxes,
+                    }],
+                },
+            ));
+        }
+    }
+}
+
+/// Min, quartiles, median and max of `v` (non-empty) as a [`BoxStat`] (nearest rank).
+fn spread(v: &[f64]) -> BoxStat {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let at = |q: usize| s[((s.len() - 1) * q + 50) / 100];
+    BoxStat {
+        p5: s[0],
+        p25: at(25),
+        p50: at(50),
+        p75: at(75),
+        p95: s[s.len() - 1],
+    }
 }
 
 /// A section of the report, as run.
@@ -367,5 +414,59 @@ impl Figure {
             y_label: y_label.into(),
             plot,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verdict::Rule;
+
+    #[test]
+    fn timed_comparisons_get_a_figure_of_their_rounds() {
+        let mut b = Body::default();
+        b.comparisons.push(Comparison::new(
+            "x-rate",
+            "Rate",
+            "paper",
+            "Mlps",
+            vec![
+                CmpRow::timed("a", Some(2.0), vec![5.0, 1.0, 3.0, 4.0, 2.0]),
+                CmpRow::timed("b", Some(1.0), vec![1.0, 1.5, 1.2]),
+                CmpRow::new("c", Some(1.0), Some(1.0)),
+            ],
+            Rule::Ordering { tie: 0.03 },
+        ));
+        b.comparisons.push(Comparison::new(
+            "x-mib",
+            "Memory",
+            "paper",
+            "MiB",
+            vec![CmpRow::new("a", Some(1.0), Some(1.0))],
+            Rule::Values {
+                rel_tol: 0.25,
+                tie: 0.05,
+            },
+        ));
+        b.add_round_figures();
+        b.add_round_figures(); // idempotent: the id is taken
+        assert_eq!(
+            b.figures.len(),
+            1,
+            "only the timed comparison is drawn, once"
+        );
+        let f = &b.figures[0];
+        assert_eq!(f.id, "x-rate-rounds");
+        let Plot::Boxes { categories, series } = &f.plot else {
+            panic!("a box plot");
+        };
+        assert_eq!(categories, &["a", "b"]);
+        let a = series[0].boxes[0].expect("row a drawn");
+        assert_eq!(
+            (a.p5, a.p25, a.p50, a.p75, a.p95),
+            (1.0, 2.0, 3.0, 4.0, 5.0)
+        );
+        let b1 = series[0].boxes[1].expect("row b drawn");
+        assert_eq!((b1.p5, b1.p50, b1.p95), (1.0, 1.2, 1.5));
     }
 }

@@ -16,7 +16,8 @@
 //! (`constant_tsc`) count at the nominal frequency, not the current core clock. Fencing
 //! removes the overlap of independent lookups that a throughput loop enjoys, so these are
 //! latencies of isolated lookups — as in the paper, useful to compare depths and structures,
-//! not to predict Mlps.
+//! not to predict Mlps. The matched depth of every address is found before the timed loop, so
+//! the oracle's walk does not evict the structure's cache lines between two timed lookups.
 
 use super::radix::Radix;
 use super::Lpm;
@@ -197,15 +198,24 @@ pub fn by_depth_warm<A: Address, T: Lpm<A> + ?Sized>(
         for a in warm {
             std::hint::black_box(t.lookup(*a));
         }
-        // Bucket 0 = no route, 1 + d = depth d.
-        let mut buckets: Vec<Vec<u64>> = vec![Vec::new(); A::BITS as usize + 2];
-        for &a in addrs {
+        // The matched depths first (the oracle's walk would evict the structure's lines
+        // between timed lookups), then the timed loop touches only the structure and one
+        // sequential array of costs.
+        let depth: Vec<u8> = addrs
+            .iter()
+            .map(|&a| match_depth(oracle, a).map_or(0, |d| d + 1))
+            .collect();
+        let mut cost = vec![0u64; addrs.len()];
+        for (&a, c) in addrs.iter().zip(cost.iter_mut()) {
             let t0 = tsc::start();
             let r = std::hint::black_box(t.lookup(std::hint::black_box(a)));
-            let c = tsc::stop(rdtscp).wrapping_sub(t0).saturating_sub(overhead);
+            *c = tsc::stop(rdtscp).wrapping_sub(t0).saturating_sub(overhead);
             checksum = checksum.wrapping_add(NextHop::raw(r) as u64);
-            let b = match_depth(oracle, a).map_or(0, |d| d as usize + 1);
-            buckets[b].push(c);
+        }
+        // Bucket 0 = no route, 1 + d = depth d.
+        let mut buckets: Vec<Vec<u64>> = vec![Vec::new(); A::BITS as usize + 2];
+        for (&d, &c) in depth.iter().zip(&cost) {
+            buckets[d as usize].push(c);
         }
         let per_depth = buckets
             .into_iter()

@@ -138,21 +138,11 @@ pub trait Store {
     }
     /// The fused LRU step on a one-queue store: a hit moves `key` to the front, a miss puts
     /// it at the front, evicting the back if the set is full. Returns true on a hit.
-    fn touch_front(&mut self, set: usize, key: u64) -> bool {
-        match self.find(set, key) {
-            Some(h) => {
-                self.move_front(set, h, 0);
-                true
-            }
-            None => {
-                if self.len(set, 0) >= self.layout().ways {
-                    let b = self.back(set, 0).expect("full set has a back");
-                    self.remove(set, b);
-                }
-                self.push_front(set, 0, key, Self::Meta::default());
-                false
-            }
-        }
+    fn touch_front(&mut self, set: usize, key: u64) -> bool
+    where
+        Self: Sized,
+    {
+        touch_front_any(self, set, key)
     }
     /// How many requests ahead [`Store::prefetch`] pays off (0: never, the default — small
     /// stores live in the CPU caches anyway).
@@ -188,6 +178,27 @@ pub fn insert_front_any<S: Store>(s: &mut S, set: usize, key: u64, m: S::Meta) {
     } else if let Some(b) = s.back(set, 0) {
         s.replace(set, b, key, m);
         s.move_front(set, b, 0);
+    }
+}
+
+/// [`Store::touch_front`] through the queue operations (any store with one queue; the new
+/// entry's metadata is `Meta::default()`).
+#[inline(always)]
+pub fn touch_front_any<S: Store>(s: &mut S, set: usize, key: u64) -> bool {
+    match s.find(set, key) {
+        Some(h) => {
+            s.move_front(set, h, 0);
+            true
+        }
+        None => {
+            if s.len(set, 0) >= s.layout().ways {
+                if let Some(b) = s.back(set, 0) {
+                    s.remove(set, b);
+                }
+            }
+            s.push_front(set, 0, key, S::Meta::default());
+            false
+        }
     }
 }
 

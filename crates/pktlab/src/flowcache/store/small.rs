@@ -411,12 +411,12 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Small<M> {
             None => 0,
         };
     }
-    /// Branch-free: on a hit and on a miss alike the key ends at the front and the ways before
-    /// its old slot (the hit way, else the first empty way, else the back) shift by one.
+    /// Branch-free without metadata: on a hit and on a miss alike the key ends at the front
+    /// and the ways before its old slot (the hit way, else the first empty way, else the back)
+    /// shift by one.
     #[inline(always)]
     fn touch_front(&mut self, set: usize, key: u64) -> bool {
         debug_assert_eq!(self.layout.queues, 1);
-        debug_assert!(!Self::META, "touch_front moves keys only");
         self.front_shift::<true, true>(set, key as u32)
     }
     #[inline(always)]
@@ -451,5 +451,35 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Small<M> {
     }
     fn slot(&self, set: usize, h: u32) -> u32 {
         (self.base(set) + h as usize) as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Layout, Store};
+    use super::Small;
+
+    /// The fused LRU step on a store with metadata keeps each key's metadata with it (the
+    /// key-only shift once moved keys and left the metadata behind; found by the
+    /// `structures` fuzz target).
+    #[test]
+    fn touch_front_with_metadata_moves_whole_entries() {
+        let mut s = Small::<u8>::build(Layout::plain(1, 4, 1));
+        for (k, m) in [(10u64, 1u8), (20, 2), (30, 3)] {
+            s.push_front(0, 0, k, m);
+        }
+        // Queue: 30 20 10. A hit on 10 moves it, with its metadata, to the front.
+        assert!(s.touch_front(0, 10));
+        let order: Vec<(u64, u8)> = std::iter::successors(s.front(0, 0), |&h| s.next(0, h))
+            .map(|h| (s.key(0, h), s.meta(0, h)))
+            .collect();
+        assert_eq!(order, [(10, 1), (30, 3), (20, 2)]);
+        // A miss on a full set evicts the back and enters with default metadata.
+        s.push_front(0, 0, 40, 4);
+        assert!(!s.touch_front(0, 50));
+        let order: Vec<(u64, u8)> = std::iter::successors(s.front(0, 0), |&h| s.next(0, h))
+            .map(|h| (s.key(0, h), s.meta(0, h)))
+            .collect();
+        assert_eq!(order, [(50, 0), (40, 4), (10, 1), (30, 3)]);
     }
 }
