@@ -417,7 +417,12 @@ impl<M: Copy + Default + Ord + std::fmt::Debug> Store for Small<M> {
     #[inline(always)]
     fn touch_front(&mut self, set: usize, key: u64) -> bool {
         debug_assert_eq!(self.layout.queues, 1);
-        self.front_shift::<true, true>(set, key as u32)
+        if Self::META {
+            // The branch-free shift moves keys only; with metadata the entries move whole.
+            super::touch_front_any(self, set, key)
+        } else {
+            self.front_shift::<true, true>(set, key as u32)
+        }
     }
     #[inline(always)]
     fn touch(&mut self, set: usize, key: u64) -> bool {
