@@ -12,9 +12,7 @@ secs=${1:?usage: fuzz/run.sh SECONDS [target...]}
 shift
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  # `structures` (the unsafe data structures against plain models) is run by name until its
-  # first long run is recorded in docs/results/robustness.md: fuzz/run.sh 900 structures
-  targets=(pcap compact parse routes_text routes_pyasn routes_mrt updates ccnx_tlv)
+  targets=(pcap compact parse routes_text routes_pyasn routes_mrt updates ccnx_tlv structures)
 fi
 ./seed-corpus.sh >/dev/null
 dev=()
