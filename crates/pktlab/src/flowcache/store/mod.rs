@@ -185,21 +185,16 @@ pub fn insert_front_any<S: Store>(s: &mut S, set: usize, key: u64, m: S::Meta) {
 /// entry's metadata is `Meta::default()`).
 #[inline(always)]
 pub fn touch_front_any<S: Store>(s: &mut S, set: usize, key: u64) -> bool {
-    match s.find(set, key) {
-        Some(h) => {
-            s.move_front(set, h, 0);
-            true
-        }
-        None => {
-            if s.len(set, 0) >= s.layout().ways {
-                if let Some(b) = s.back(set, 0) {
-                    s.remove(set, b);
-                }
-            }
-            s.push_front(set, 0, key, S::Meta::default());
-            false
+    if touch_any(s, set, key) {
+        return true;
+    }
+    if s.len(set, 0) >= s.layout().ways {
+        if let Some(b) = s.back(set, 0) {
+            s.remove(set, b);
         }
     }
+    s.push_front(set, 0, key, S::Meta::default());
+    false
 }
 
 /// [`Store::touch`] through the queue operations (any layout).
