@@ -66,6 +66,8 @@ pub struct Worker<L: Layout, R: RxPort = AnyRx, T: TxPort = AnyTx> {
     fwd_raw: Vec<u32>,
     fwd_idx: Vec<u32>,
     drop_raw: Vec<u32>,
+    /// The batch's IPv4 / IPv6 misses (batch indices) and their destinations: batch-length
+    /// arrays written by index, the live prefixes' lengths counted per batch.
     m4: Vec<u32>,
     a4: Vec<u32>,
     r4: Vec<Option<NextHop>>,
@@ -243,11 +245,11 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
             fwd_raw: vec![0; n],
             fwd_idx: vec![0; n],
             drop_raw: vec![0; n],
-            m4: Vec::with_capacity(n),
-            a4: Vec::with_capacity(n),
+            m4: vec![0; n],
+            a4: vec![0; n],
             r4: vec![None; n],
-            m6: Vec::with_capacity(n),
-            a6: Vec::with_capacity(n),
+            m6: vec![0; n],
+            a6: vec![0; n],
             r6: vec![None; n],
             qin: Vec::with_capacity(n),
             qout: Vec::with_capacity(n + queue_cap + 1),
@@ -364,15 +366,21 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
     #[inline(never)]
     fn parse_batch(&mut self) {
         let c = &mut self.counters;
-        for (i, b) in self.bufs.iter().enumerate() {
-            let len = self.layout.data_len(&self.pool, b, i) as usize;
-            self.lens[i] = len as u16;
-            self.ok[i] = false;
-            self.nh[i] = 0;
-            match parse(self.link, &self.pool.data(b)[..len]) {
+        let (pool, layout, link) = (&*self.pool, &self.layout, self.link);
+        let outs = self
+            .lens
+            .iter_mut()
+            .zip(self.ok.iter_mut())
+            .zip(self.nh.iter_mut().zip(self.hdr.iter_mut()));
+        for (i, (b, ((len_o, ok_o), (nh_o, hdr_o)))) in self.bufs.iter().zip(outs).enumerate() {
+            let len = layout.data_len(pool, b, i) as usize;
+            *len_o = len as u16;
+            *ok_o = false;
+            *nh_o = 0;
+            match parse(link, &pool.data(b)[..len]) {
                 Ok(h) => {
-                    self.hdr[i] = h;
-                    self.ok[i] = true;
+                    *hdr_o = h;
+                    *ok_o = true;
                 }
                 Err(Verdict::NonIp) => c.non_ip += 1,
                 Err(Verdict::Malformed) => c.malformed += 1,
@@ -391,8 +399,8 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
         let tables = self.tables.as_ref().expect("l3 stages have tables");
         let epoch = tables.epoch.load(Ordering::Acquire) as u32;
         if let Some(fc) = &mut self.fcache {
-            for (i, b) in self.bufs.iter().enumerate() {
-                self.rss[i] = self.layout.rss(&self.pool, b, i);
+            for (i, (b, r)) in self.bufs.iter().zip(self.rss.iter_mut()).enumerate() {
+                *r = self.layout.rss(&self.pool, b, i);
             }
             let (ok, hdr, rss, nh) = (
                 &self.ok[..n],
@@ -403,36 +411,37 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
             with_cache!(fc, x => cache_lookup(x, epoch, ok, hdr, rss, nh));
         }
         // 3. The misses, looked up together per family.
-        self.m4.clear();
-        self.a4.clear();
-        self.m6.clear();
-        self.a6.clear();
         // Branch-free collection: every index is written at the end of the list, which grows
         // only for a miss (a hit or a miss is data: a branch on it mispredicts about once in
         // two packets); then one predictable branch per miss on its family.
+        let miss = &mut self.miss[..n];
         let mut k = 0;
-        for i in 0..n {
-            self.miss[k] = i as u32;
-            k += (self.ok[i] & (self.nh[i] == 0)) as usize;
+        for (i, (&ok, &nh)) in self.ok[..n].iter().zip(&self.nh[..n]).enumerate() {
+            miss[k] = i as u32;
+            k += (ok & (nh == 0)) as usize;
         }
-        for &i in &self.miss[..k] {
+        let (mut k4, mut k6) = (0, 0);
+        for &i in &miss[..k] {
             let h = &self.hdr[i as usize];
             if h.v6 {
-                self.m6.push(i);
-                self.a6.push(h.dst);
+                self.m6[k6] = i;
+                self.a6[k6] = h.dst;
+                k6 += 1;
             } else {
-                self.m4.push(i);
-                self.a4.push(h.dst as u32);
+                self.m4[k4] = i;
+                self.a4[k4] = h.dst as u32;
+                k4 += 1;
             }
         }
+        let (m4, m6) = (&self.m4[..k4], &self.m6[..k6]);
         let nh = &mut self.nh[..n];
-        lookup_misses(tables.v4.as_ref(), &self.a4, &self.m4, &mut self.r4, nh);
-        lookup_misses(tables.v6.as_ref(), &self.a6, &self.m6, &mut self.r6, nh);
+        lookup_misses(tables.v4.as_ref(), &self.a4[..k4], m4, &mut self.r4, nh);
+        lookup_misses(tables.v6.as_ref(), &self.a6[..k6], m6, &mut self.r6, nh);
         if let Some(fc) = &mut self.fcache {
             let (hdr, rss, nh) = (&self.hdr[..n], &self.rss[..n], &self.nh[..n]);
             with_cache!(fc, x => {
-                cache_fill(x, &self.m4, hdr, rss, nh);
-                cache_fill(x, &self.m6, hdr, rss, nh);
+                cache_fill(x, m4, hdr, rss, nh);
+                cache_fill(x, m6, hdr, rss, nh);
             });
         }
         // 4. No route → drop; otherwise rewrite TTL/checksum/MAC and keep.
@@ -444,8 +453,8 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
         // data): each handle is written at the end of both lists as its raw index, and only
         // the list it belongs to grows.
         let (mut kf, mut kd) = (0, 0);
-        for (i, b) in self.bufs.drain(..).enumerate() {
-            let (ok, nh) = (self.ok[i], self.nh[i]);
+        let verdicts = self.ok[..n].iter().zip(&self.nh[..n]);
+        for (i, (b, (&ok, &nh))) in self.bufs.drain(..).zip(verdicts).enumerate() {
             c.no_route += (ok & (nh == 0)) as u64;
             let fwd = ok & (nh != 0);
             // A port may hand in any `Buf`: one of another pool must not be rebuilt as one of
@@ -461,14 +470,45 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
             kf += fwd as usize;
             kd += !fwd as usize;
         }
-        for &r in &self.drop_raw[..kd] {
+        let pool = &*self.pool;
+        self.free.extend(self.drop_raw[..kd].iter().map(|&r| {
             // SAFETY: every raw index taken above is of a handle of `self.pool` (asserted)
             // and is in exactly one of the two live prefixes (`drop_raw[..kd]`,
             // `fwd_raw[..kf]`), so each is rebuilt exactly once.
-            self.free.push(unsafe { Buf::from_raw(&self.pool, r) });
+            unsafe { Buf::from_raw(pool, r) }
+        }));
+        // Packets `fwd_*[..general]` take the general loop below (router, or no queue).
+        let mut general = kf;
+        if let (None, Some(q)) = (&self.router, &mut self.queue) {
+            // The file-table data plane into the output queue: no per-packet choice of
+            // rewrite or destination; one pass builds the queue's input.
+            let (layout, link, ql) = (&self.layout, self.link, &mut q.link);
+            let (nhs, lens, hdr, rss) = (
+                &self.nh[..n],
+                &self.lens[..n],
+                &self.hdr[..n],
+                &self.rss[..n],
+            );
+            let fwd = self.fwd_raw[..kf].iter().zip(&self.fwd_idx[..kf]);
+            self.qin.extend(fwd.map(|(&r, &i)| {
+                let i = i as usize;
+                // SAFETY: as above.
+                let mut b = unsafe { Buf::from_raw(pool, r) };
+                let (len, h) = (lens[i], &hdr[i]);
+                forward_rewrite(link, &mut pool.data_mut(&mut b)[..len as usize], h, nhs[i]);
+                let ts = layout.ts_ns(pool, &b, i);
+                QPkt {
+                    buf: ql.park(b),
+                    len,
+                    flow: rss[i],
+                    pair: h.src_dst,
+                    ts,
+                }
+            }));
+            general = 0;
         }
         let mut k = 0;
-        for j in 0..kf {
+        for j in 0..general {
             let i = self.fwd_idx[j] as usize;
             // SAFETY: as above.
             let mut b = unsafe { Buf::from_raw(&self.pool, self.fwd_raw[j]) };
@@ -525,11 +565,18 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
     fn send_departures(&mut self) {
         let q = self.queue.as_mut().expect("queue");
         self.keep.clear();
-        for (k, p) in self.qout.iter().enumerate() {
-            self.lens[k] = p.len;
-            self.ts[k] = p.ts;
-            self.keep.push(q.link.unpark(p.buf));
-        }
+        // `lens` and `ts` hold `batch + queue + 1` ≥ any departure count.
+        let slots = self.lens.iter_mut().zip(self.ts.iter_mut());
+        self.keep
+            .extend(self.qout.iter().zip(slots).map(|(p, (l, t))| {
+                (*l, *t) = (p.len, p.ts);
+                q.link.unpark(p.buf)
+            }));
+        assert_eq!(
+            self.keep.len(),
+            self.qout.len(),
+            "departures beyond the scratch arrays"
+        );
         self.transmit(self.qout.len());
     }
 
