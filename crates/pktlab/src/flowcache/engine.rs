@@ -6,7 +6,7 @@
 use super::store::{Layout, Store};
 #[allow(unused_imports)]
 use super::store::{Linked, Small};
-use super::{Access, Policy};
+use super::{Access, Evicted, Policy};
 
 /// A replacement rule over any [`Store`]. Contract as for [`Policy`]: `access` looks up and
 /// updates the rule's state on a hit, never inserts; `insert` is called only for a key that is
@@ -34,6 +34,19 @@ pub trait Rule {
         key: u64,
         next_use: u64,
     );
+    /// [`Rule::insert`], telling which resident key left (see [`Policy::insert_evict`]); the
+    /// default says [`Evicted::Unknown`].
+    #[inline(always)]
+    fn insert_evict<S: Store<Meta = Self::Meta>>(
+        &mut self,
+        s: &mut S,
+        set: usize,
+        key: u64,
+        next_use: u64,
+    ) -> Evicted {
+        self.insert(s, set, key, next_use);
+        Evicted::Unknown
+    }
     /// [`Rule::access`], then [`Rule::insert`] on a miss (rules may fuse the two).
     #[inline(always)]
     fn access_insert<S: Store<Meta = Self::Meta>>(
@@ -95,6 +108,10 @@ impl<R: Rule, S: Store<Meta = R::Meta>> Policy for Cache<R, S> {
     #[inline(always)]
     fn insert(&mut self, set: usize, key: u64, next_use: u64) {
         self.rule.insert(&mut self.store, set, key, next_use)
+    }
+    #[inline(always)]
+    fn insert_evict(&mut self, set: usize, key: u64, next_use: u64) -> Evicted {
+        self.rule.insert_evict(&mut self.store, set, key, next_use)
     }
     #[inline(always)]
     fn access_insert(&mut self, set: usize, key: u64, next_use: u64) -> Access {

@@ -15,7 +15,7 @@
 
 use super::engine::Rule;
 use super::store::{Layout, Store};
-use super::Access;
+use super::{Access, Evicted};
 
 const HIT: usize = 0;
 const NORMAL: usize = 1;
@@ -78,11 +78,28 @@ impl Rule for Hpc {
         Access::Exchange
     }
     #[inline(always)]
-    fn insert<S: Store<Meta = u8>>(&mut self, s: &mut S, set: usize, key: u64, _: u64) {
+    fn insert<S: Store<Meta = u8>>(&mut self, s: &mut S, set: usize, key: u64, nu: u64) {
+        self.insert_evict(s, set, key, nu);
+    }
+    /// The new entry takes a free normal way, else replaces the normal region's LRU entry
+    /// (the victim this returns).
+    #[inline(always)]
+    fn insert_evict<S: Store<Meta = u8>>(
+        &mut self,
+        s: &mut S,
+        set: usize,
+        key: u64,
+        _: u64,
+    ) -> Evicted {
         if s.len(set, NORMAL) < s.layout().ways - self.hit_ways {
             s.push_back(set, NORMAL, key, 0);
+            Evicted::Nothing
         } else if let Some(b) = s.back(set, NORMAL) {
+            let old = s.key(set, b);
             s.replace(set, b, key, 0);
+            Evicted::Key(old)
+        } else {
+            Evicted::Unknown // no normal way at all: cannot happen with ≥ 2 ways
         }
     }
 }

@@ -68,6 +68,17 @@ pub enum Access {
     Exchange,
 }
 
+/// What an insertion did to the set's resident keys ([`Policy::insert_evict`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Evicted {
+    /// The key is resident now and no resident key left (the set had room).
+    Nothing,
+    /// The key is resident now and this key left (its way is the new key's).
+    Key(u64),
+    /// The policy does not say (it may also have declined the key): ask [`Policy::contains`].
+    Unknown,
+}
+
 /// A replacement policy over `sets × ways` entries (a [`Cache`]: a [`Rule`] on a [`Store`]).
 ///
 /// Contract: [`Policy::access`] looks `key` up in `set` and updates the policy's state for a
@@ -87,6 +98,14 @@ pub trait Policy {
     fn access(&mut self, set: usize, key: u64, next_use: u64) -> Access;
     /// Inserts `key` (not cached) into `set`.
     fn insert(&mut self, set: usize, key: u64, next_use: u64);
+    /// [`Policy::insert`], telling which resident key left the set if the policy knows it
+    /// (the data plane's next-hop cache then reuses that key's way without asking
+    /// [`Policy::contains`] about every way). The default says [`Evicted::Unknown`].
+    #[inline(always)]
+    fn insert_evict(&mut self, set: usize, key: u64, next_use: u64) -> Evicted {
+        self.insert(set, key, next_use);
+        Evicted::Unknown
+    }
     /// The no-timing model's step: [`Policy::access`], then on a miss [`Policy::insert`] at
     /// once. Policies may override it with a fused, branch-free version of the same effect.
     #[inline(always)]

@@ -14,7 +14,9 @@
 
 use super::PipelineError;
 use crate::flowcache::engine::fits_small;
-use crate::flowcache::{Access, Cache, Fifo, Hpc, Lru, Policy, Random, Rule, Slru, Small, Spc};
+use crate::flowcache::{
+    Access, Cache, Evicted, Fifo, Hpc, Lru, Policy, Random, Rule, Slru, Small, Spc,
+};
 
 // `way_of` finds the way in a 64-bit mask.
 const _: () = assert!(crate::flowcache::engine::SMALL_MAX <= 64);
@@ -159,16 +161,23 @@ impl<P: Policy> NextHopCache<P> {
             self.vals[base + j] = new;
             return;
         }
-        self.policy.insert(set, key as u64, 0);
-        let p = &self.policy;
-        let held = |k: u32| p.contains(set, k as u64);
-        if !held(key) {
-            return; // the policy declined to cache it
-        }
-        let j = tags
-            .iter()
-            .position(|&t| t != EMPTY && !held(t))
-            .or_else(|| way_of(tags, EMPTY));
+        // The way whose key the policy no longer holds takes the new key: the victim's way
+        // when the policy names it, else the first way of a key it no longer holds, else an
+        // empty way.
+        let j = match self.policy.insert_evict(set, key as u64, 0) {
+            Evicted::Nothing => way_of(tags, EMPTY),
+            Evicted::Key(old) => way_of(tags, old as u32).or_else(|| way_of(tags, EMPTY)),
+            Evicted::Unknown => {
+                let p = &self.policy;
+                let held = |k: u32| p.contains(set, k as u64);
+                if !held(key) {
+                    return; // the policy declined to cache it
+                }
+                tags.iter()
+                    .position(|&t| t != EMPTY && !held(t))
+                    .or_else(|| way_of(tags, EMPTY))
+            }
+        };
         if let Some(j) = j {
             self.tags[base + j] = key;
             self.vals[base + j] = new;
@@ -332,6 +341,63 @@ mod tests {
         }
         with_cache!(c, x => run!(x));
         Ok(())
+    }
+
+    /// A policy that does not name its victims (the default [`Policy::insert_evict`]).
+    struct Blind<P>(P);
+
+    impl<P: Policy> Policy for Blind<P> {
+        fn name(&self) -> String {
+            self.0.name()
+        }
+        fn ways(&self) -> usize {
+            self.0.ways()
+        }
+        fn sets(&self) -> usize {
+            self.0.sets()
+        }
+        fn access(&mut self, set: usize, key: u64, next_use: u64) -> Access {
+            self.0.access(set, key, next_use)
+        }
+        fn insert(&mut self, set: usize, key: u64, next_use: u64) {
+            self.0.insert(set, key, next_use)
+        }
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn slot_of(&self, set: usize, key: u64) -> Option<u32> {
+            self.0.slot_of(set, key)
+        }
+    }
+
+    proptest! {
+        /// HPC names its victim: the fill that reuses the victim's way leaves the same tags
+        /// and values as the fill that asks the policy about every way.
+        #[test]
+        fn named_victims_fill_as_the_search_does(
+            ops in proptest::collection::vec((0u32..96, any::<bool>()), 1..3000),
+            n in 1u8..5, sets in proptest::sample::select(vec![1usize, 2, 4]),
+        ) {
+            let mk = || Cache::<Hpc, Small<u8>>::new(Hpc::new(n), sets, 8);
+            let mut named = NextHopCache::new(mk());
+            let mut blind = NextHopCache::new(Blind(mk()));
+            let mut evicting = 0;
+            for &(f, v6) in &ops {
+                let dst = f as u128 * 3;
+                let a = named.lookup(f, v6, dst);
+                prop_assert_eq!(a, blind.lookup(f, v6, dst));
+                if a == 0 {
+                    let before = named.tags.iter().filter(|&&t| t != EMPTY).count();
+                    named.fill(f, v6, dst, 1 + f % 5);
+                    blind.fill(f, v6, dst, 1 + f % 5);
+                    evicting += (named.tags.iter().filter(|&&t| t != EMPTY).count() == before) as u32;
+                }
+                prop_assert_eq!(&named.tags, &blind.tags);
+                prop_assert_eq!(&named.vals, &blind.vals);
+            }
+            // Long runs evict (96 flows into ≤ 32 entries), so the named path was taken.
+            prop_assert!(ops.len() < 500 || evicting > 0);
+        }
     }
 
     /// A value just filled is found by the next lookup of the same packet (same epoch), for
