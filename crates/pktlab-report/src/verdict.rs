@@ -265,6 +265,7 @@ pub fn judge(rows: &[CmpRow], rule: Rule, reference: &str) -> Verdict {
     };
     // Orderings the paper shows, and those ours inverts or cannot separate.
     let mut ranked = 0;
+    let mut unranked_close = 0;
     let mut inverted = Vec::new();
     let mut ties = Vec::new();
     for i in 0..both.len() {
@@ -274,7 +275,16 @@ pub fn judge(rows: &[CmpRow], rule: Rule, reference: &str) -> Verdict {
             } else {
                 (&both[j], &both[i])
             };
+            // A timed pair is an ordering only where the published values are at least
+            // MARGIN apart: the same margin below which ours count as a tie. The paper gives
+            // one number per structure, without its spread, so a smaller published gap is no
+            // more a finding than ours would be.
+            let timed = hi.2.len() > 1 && lo.2.len() > 1;
             if close(hi.1, lo.1, tie) {
+                continue;
+            }
+            if timed && close(hi.1, lo.1, MARGIN) {
+                unranked_close += 1;
                 continue;
             }
             ranked += 1;
@@ -314,13 +324,18 @@ pub fn judge(rows: &[CmpRow], rule: Rule, reference: &str) -> Verdict {
         )
     };
     let ordering_ok = inverted.is_empty() && ties.is_empty();
+    let close_why = if unranked_close > 0 {
+        format!("; {unranked_close} published pair(s) less than 10 % apart not ranked (timed rows: the margin ours get)")
+    } else {
+        String::new()
+    };
     let ordering_why = if ordering_ok {
-        format!("all {ranked} orderings the {reference} shows hold in ours")
+        format!("all {ranked} orderings the {reference} shows hold in ours{close_why}")
     } else if inverted.is_empty() {
-        format!("none of {ranked} orderings inverted{tie_why}",)
+        format!("none of {ranked} orderings inverted{tie_why}{close_why}",)
     } else {
         format!(
-            "{} of {ranked} orderings inverted (medians ≥ 10 % apart, and rounds apart or sign test p < {SIGN_P}): {}{tie_why}",
+            "{} of {ranked} orderings inverted (medians ≥ 10 % apart, and rounds apart or sign test p < {SIGN_P}): {}{tie_why}{close_why}",
             inverted.len(),
             list(&inverted)
         )
@@ -540,11 +555,17 @@ mod tests {
                 v.why
             );
             assert!(v.why.contains("poptrie18 > poptrie18-leafvec"), "{}", v.why);
-            // The whole table: two pairs are apart in every round (poptrie16 below
-            // poptrie18-basic and -leafvec), so it differs, for those pairs only, in every order.
+            // The whole table: poptrie16 lies below poptrie18-basic in every round, so it
+            // differs, for that pair only, in every order. (poptrie16 is below
+            // poptrie18-leafvec too, but the paper has those two 3 % apart: no ordering.)
             let all = judge(&timed(&rot, &[]), rule, "paper");
             assert_eq!(all.kind, Kind::Differs, "{all:?}");
-            assert!(all.why.starts_with("2 of "), "{}", all.why);
+            assert!(all.why.starts_with("1 of "), "{}", all.why);
+            assert!(
+                all.why.contains("4 published pair(s) less than 10 % apart"),
+                "{}",
+                all.why
+            );
             assert!(
                 all.why.contains("paper poptrie16 > poptrie18-basic"),
                 "{}",
@@ -599,6 +620,34 @@ mod tests {
         assert_eq!(pair_order(&hi[..3], &lo[..3]), PairOrder::TieWithinNoise);
         assert_eq!(median(&[3.0, 1.0, 2.0, 10.0]), Some(2.5));
         assert_eq!(median(&[]), None);
+    }
+
+    #[test]
+    fn published_gaps_below_the_margin_are_not_timed_orderings() {
+        // The paper has d18r 3.5 % above poptrie16; ours has poptrie16 30 % ahead in every
+        // round. Timed, that gap is below the margin and ranks nothing; measured once (no
+        // noise to allow for), the published order is still checked.
+        let rows = |timed: bool| -> Vec<CmpRow> {
+            let r = |l: &str, p: f64, v: f64| {
+                if timed {
+                    CmpRow::timed(l, Some(p), vec![v, v * 1.01, v * 0.99, v * 1.02, v * 0.98])
+                } else {
+                    CmpRow::new(l, Some(p), Some(v))
+                }
+            };
+            vec![
+                r("d18r", 269.7, 100.0),
+                r("poptrie16", 260.4, 130.0),
+                r("radix", 8.82, 7.0),
+            ]
+        };
+        let rule = Rule::Ordering { tie: 0.03 };
+        let timed = judge(&rows(true), rule, "paper");
+        assert_eq!(timed.kind, Kind::SameOrdering, "{timed:?}");
+        assert!(timed.why.contains("all 2 orderings"), "{}", timed.why);
+        let once = judge(&rows(false), rule, "paper");
+        assert_eq!(once.kind, Kind::Differs, "{once:?}");
+        assert!(once.why.contains("d18r > poptrie16"), "{}", once.why);
     }
 
     #[test]

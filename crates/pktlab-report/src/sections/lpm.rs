@@ -229,13 +229,18 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         algos: names.clone(),
         ..TableSpec::default()
     };
-    let lookups = ctx.pick(1u64 << 16, 1 << 21, 1 << 24);
-    // Interleaved rounds: every round times each structure once (see `bench`). Nine short
-    // rounds rather than three long ones: one round that the host slowed cannot hide an
-    // ordering, since the sign test over 9 paired rounds separates two structures at 8 of 9
-    // (p = 0.02), where 3 rounds rest on their ranges alone.
-    let runs = ctx.pick(3, 9, 9);
-    let depth_samples = ctx.pick(1u64 << 14, 1 << 17, 1 << 20);
+    // Interleaved rounds: every round times each structure once (see `bench`). Many short
+    // rounds rather than a few long ones: a round that the host slowed weighs 1/25 of the
+    // median instead of 1/3, and the sign test over 25 paired rounds separates two structures
+    // at 18 of 25 (p = 0.02), where a few rounds rest on their ranges alone. The full size's
+    // 9 rounds are 16× longer each, so every one of them already spans many of the host's
+    // speed phases.
+    let lookups = ctx.pick(1u64 << 16, 1 << 20, 1 << 24);
+    let runs = ctx.pick(3, 25, 9);
+    // Single timed lookups for the by-depth figure, cut into `runs` slices: 2^20 at both
+    // sizes, so each kept depth has ≥ 1,000 of them and a round's p95 at that depth
+    // rests on ≥ 1,000 / runs.
+    let depth_samples = ctx.pick(1u64 << 14, 1 << 20, 1 << 20);
     let random_cfg = BenchConfig {
         table: spec.clone(),
         traffic: "random".into(),
@@ -656,6 +661,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     // cores should give about twice the rate (paper 004 §5 runs its multi-core numbers so).
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let scale_lookups = ctx.pick(1u64 << 20, 1 << 23, 1 << 25);
+    let scale_runs = ctx.pick(3, 9, 9);
     // Tightly paired: each round times 1 thread, then 2 threads, back to back, per structure.
     let scaled = bench(
         &BenchConfig {
@@ -666,14 +672,14 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
             traffic: "random".into(),
             lookups: scale_lookups,
             threads: 2,
-            runs,
+            runs: scale_runs,
             pair_one_thread: true,
             ..BenchConfig::default()
         },
         ctx.progress,
     )?;
     b.commands.push(format!(
-        "pktlab lpm bench {tflag} --nexthops {nexthops} --algo {} --traffic random --lookups {scale_lookups} --runs {runs} --threads 2 --pair-one-thread --json",
+        "pktlab lpm bench {tflag} --nexthops {nexthops} --algo {} --traffic random --lookups {scale_lookups} --runs {scale_runs} --threads 2 --pair-one-thread --json",
         prior_names.join(",")
     ));
     // Per structure: the wall-clock ratio of every round (2 threads / the 1 thread just before).
@@ -693,7 +699,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         .collect();
     b.tables.push(Table {
         id: "lpm-threads".into(),
-        title: format!("Thread scaling (random traffic): aggregate wall-clock rate of 2 lookup threads vs 1, paired per round ({runs} rounds)"),
+        title: format!("Thread scaling (random traffic): aggregate wall-clock rate of 2 lookup threads vs 1, paired per round ({scale_runs} rounds)"),
         columns: ["algorithm", "1 thread Mlps (median)", "2 threads Mlps (median)", "median of per-round ratios", "per-round ratios"]
             .map(String::from)
             .to_vec(),
@@ -720,7 +726,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
             "Lookups scale with cores: 2 threads give ≥ 1.8× the rate of 1 for every structure",
             w >= 1.8,
             format!(
-                "lowest median ratio {w:.2} ({wn}); each of {runs} rounds times 1 thread then 2 threads back to back per structure ({scale_lookups} lookups), ratio per round, median over rounds; wall clock, so other load on the host's cores lowers it"
+                "lowest median ratio {w:.2} ({wn}); each of {scale_runs} rounds times 1 thread then 2 threads back to back per structure ({scale_lookups} lookups), ratio per round, median over rounds; wall clock, so other load on the host's cores lowers it"
             ),
         )),
         _ => b.notes.push(

@@ -1,6 +1,6 @@
 //! Section `tcp-mixes` (beyond paper 002): today's TCP mixes — CUBIC vs BBR v1, Reno vs CUBIC,
 //! CUBIC vs Vegas, half the connections each, SACK on — on paper 002's fig. 4 dumbbell under
-//! DropTail, RED, SRED, ZL-RED, FQ-CoDel and DRR, with ECN off and on (issue 17 item 6).
+//! DropTail, RED, SRED, ZL-RED, FQ-CoDel and DRR, with ECN off and on.
 //! Runs `pktlab_lab::aqm::mix_study` once per mix; the verdict "fair" is the library's
 //! (`MixRow::fair`: the first algorithm's share within [0.4, 0.6] and Jain's index ≥ 0.9).
 
@@ -13,12 +13,12 @@ use pktlab_lab::Result;
 pub const SECTION: SectionDef = SectionDef {
     id: "tcp-mixes",
     title: "Beyond the paper: which AQM is fair for today's TCP mixes",
-    paper: "beyond 002 — paper 002's dumbbell and fairness question posed for CUBIC (RFC 9438), BBR v1 (Cardwell et al. 2016), Reno and Vegas with SACK and ECN (issue 17)",
+    paper: "beyond 002 — paper 002's dumbbell and fairness question posed for CUBIC (RFC 9438), BBR v1 (Cardwell et al. 2016), Reno and Vegas with SACK and ECN",
     claim: "Paper 002 asks which AQM shares a bottleneck fairly between Reno and Vegas. Asked of today's mixes: per-flow scheduling (DRR, FQ-CoDel) should be fair whatever the senders do; a single queue (DropTail, RED, SRED, ZL-RED) leaves the share to the congestion controllers' reaction to loss and delay (no published numbers: the verdicts are computed from these runs).",
     run,
 };
 
-/// The disciplines of issue 17 item 6, with DropTail as the baseline.
+/// The disciplines compared, with DropTail as the baseline.
 const AQMS: &[&str] = &["droptail", "red", "sred", "zlred", "fq_codel", "drr"];
 
 /// The first algorithm's share of the pair's goodput (the library stores the second's).
