@@ -516,6 +516,7 @@ mod tests {
             prop_assert!(t.is_empty());
             prop_assert!(t.meta.iter().all(|&w| w == 0), "{:?}", t.meta);
         }
+    }
 
     proptest! {
         /// Against a `HashMap` oracle, with at most m live flows (ZL-RED's invariant):
