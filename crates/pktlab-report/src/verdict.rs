@@ -391,6 +391,11 @@ pub fn judge(rows: &[CmpRow], rule: Rule, reference: &str) -> Verdict {
         )
     };
     let ordering_ok = inverted.is_empty() && ties.is_empty();
+    let how = if tested > 0 {
+        format!(" (timed: medians ≥ 10 % apart, and a rank-sum test over the rounds at p < {ALPHA}, Holm-corrected over the {tested} timed pairs)")
+    } else {
+        String::new()
+    };
     let close_why = if unranked_close > 0 {
         format!("; {unranked_close} published pair(s) less than 10 % apart not ranked (timed rows: the margin ours get)")
     } else {
@@ -402,7 +407,7 @@ pub fn judge(rows: &[CmpRow], rule: Rule, reference: &str) -> Verdict {
         format!("none of {ranked} orderings inverted{tie_why}{close_why}",)
     } else {
         format!(
-            "{} of {ranked} orderings inverted (medians ≥ 10 % apart, and a rank-sum test over the rounds at p < {ALPHA}, Holm-corrected over the {tested} timed pairs): {}{tie_why}{close_why}",
+            "{} of {ranked} orderings inverted{how}: {}{tie_why}{close_why}",
             inverted.len(),
             list(&inverted)
         )
