@@ -105,6 +105,10 @@ pub struct BenchArgs {
     /// (tightly paired scaling ratio).
     #[arg(long)]
     pair_one_thread: bool,
+    /// Build every structure afresh (new memory, untimed) before each round after the first,
+    /// so the rounds sample its memory layouts rather than one.
+    #[arg(long)]
+    rebuild: bool,
 }
 
 /// `pktlab lpm verify`
@@ -159,6 +163,7 @@ fn bench(a: BenchArgs) -> Result<i32> {
         by_depth: a.by_depth,
         depth_samples: a.depth_samples,
         pair_one_thread: a.pair_one_thread,
+        rebuild: a.rebuild,
     };
     let out = serde_json::to_value(lpm::bench(&cfg, &Bars::new())?)?;
     if a.t.json {

@@ -47,6 +47,10 @@ pub struct BenchConfig {
     /// With `threads` > 1: each round also times the structure on 1 thread right before the
     /// `threads`-thread run, so that the scaling ratio compares two back-to-back runs.
     pub pair_one_thread: bool,
+    /// Builds every structure afresh (new memory) before each round after the first, so the
+    /// rounds sample the memory layouts a structure can get (page placement, TLB and cache
+    /// conflicts) instead of repeating one. The build is not timed.
+    pub rebuild: bool,
 }
 
 impl BenchConfig {
@@ -91,6 +95,7 @@ impl Default for BenchConfig {
             by_depth: false,
             depth_samples: 1 << 20,
             pair_one_thread: false,
+            rebuild: false,
         }
     }
 }
@@ -547,6 +552,13 @@ fn bench_family<A: Address>(cfg: &BenchConfig, p: &dyn Progress) -> Result<Bench
     let pair = cfg.pair_one_thread && cfg.threads > 1;
     p.start("lookup rounds", Some((cfg.runs * built.len()) as u64));
     for run in 0..cfg.runs {
+        if cfg.rebuild && run > 0 {
+            for (algo, t, ..) in built.iter_mut() {
+                // Free the old copy first, so the new one gets memory of its own.
+                *t = Box::new(Radix::<A>::new());
+                *t = build(*algo, &table.routes).0;
+            }
+        }
         for (i, (algo, t, ..)) in built.iter().enumerate() {
             if pair {
                 let one = time_run(&**t, &traffic, cfg, 1);

@@ -234,7 +234,10 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     // median instead of 1/3, and the sign test over 25 paired rounds separates two structures
     // at 18 of 25 (p = 0.02), where a few rounds rest on their ranges alone. The full size's
     // 9 rounds are 16× longer each, so every one of them already spans many of the host's
-    // speed phases.
+    // speed phases. Every round builds each structure afresh (`rebuild`), so the rounds
+    // also sample its memory layouts rather than repeat one: a verdict from rounds of a single
+    // build holds for that build's layout only. (Three quick runs with one build each had a
+    // pair 21 of 25 rounds one way in one run and tied in the two others.)
     let lookups = ctx.pick(1u64 << 16, 1 << 20, 1 << 24);
     let runs = ctx.pick(3, 25, 9);
     // Single timed lookups for the by-depth figure, cut into `runs` slices: 2^20 at both
@@ -248,6 +251,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         runs,
         by_depth: true,
         depth_samples,
+        rebuild: true,
         ..BenchConfig::default()
     };
     let random = bench(&random_cfg, ctx.progress)?;
@@ -263,6 +267,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         pregen: 1 << 18,
         by_depth: true,
         depth_samples,
+        rebuild: true,
         ..BenchConfig::default()
     };
     let zipf = bench(&zipf_cfg, ctx.progress)?;
@@ -272,11 +277,11 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         format!("--synthetic-routes {synth_routes}")
     };
     b.commands.push(format!(
-        "pktlab lpm bench {tflag} --nexthops {nexthops} --algo {} --traffic random --lookups {lookups} --runs {runs} --by-depth --depth-samples {depth_samples} --json",
+        "pktlab lpm bench {tflag} --nexthops {nexthops} --algo {} --traffic random --lookups {lookups} --runs {runs} --rebuild --by-depth --depth-samples {depth_samples} --json",
         names.join(",")
     ));
     b.commands.push(format!(
-        "pktlab lpm bench {tflag} --nexthops {nexthops} --algo {} --traffic {ZIPF} --pregen {} --lookups {lookups} --runs {runs} --by-depth --depth-samples {depth_samples} --json",
+        "pktlab lpm bench {tflag} --nexthops {nexthops} --algo {} --traffic {ZIPF} --pregen {} --lookups {lookups} --runs {runs} --rebuild --by-depth --depth-samples {depth_samples} --json",
         prior_names.join(","),
         1 << 18
     ));
@@ -653,7 +658,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
             .collect(),
     });
     b.notes.push(format!(
-        "{} lookups per run, median of {runs} interleaved rounds (each round times every structure once, round-robin; every round's value is in results.json), 1 thread, batch 256; cycles per lookup are TSC ticks per on-CPU second divided by the on-CPU rate (the TSC runs at a fixed rate, not the core's current clock); lookup rates are per second of the lookup thread's own CPU time (so time sliced to other processes does not count, though their cache traffic still does), on another CPU than the paper's: compare rankings, not values.",
+        "{} lookups per run, median of {runs} interleaved rounds (each round builds every structure afresh, untimed, then times each once, round-robin; every round's value is in results.json), 1 thread, batch 256; cycles per lookup are TSC ticks per on-CPU second divided by the on-CPU rate (the TSC runs at a fixed rate, not the core's current clock); lookup rates are per second of the lookup thread's own CPU time (so time sliced to other processes does not count, though their cache traffic still does), on another CPU than the paper's: compare rankings, not values.",
         lookups
     ));
 

@@ -23,6 +23,11 @@
 //! slots); eight ways keep a full table's overflow rare for a few more compares. The result
 //! is exactly the same count as any other exact table (tested against a `HashMap` oracle), so
 //! ZL-RED's drop decisions do not change.
+//!
+//! A live entry never moves (an insertion takes a free way, a deletion clears its own), so its
+//! [`Slot`] stays valid while the flow's occurrence is above zero: ZL-RED keeps each zombie's
+//! slot and updates the occurrence of the zombie it hits or overwrites there directly
+//! ([`OccurrenceTable::add_at`], [`OccurrenceTable::sub_at`]) — no hashing, no key compare.
 
 /// Slots per bucket: 8 keys (one 64-byte cache line) + 8 counts (the next line).
 const WAYS: usize = 8;
@@ -35,6 +40,12 @@ const USED: u32 = 0x5555;
 /// One overflowing flow in a meta word.
 const OVER_ONE: u32 = 1 << (2 * WAYS);
 
+/// Slot of way `w` in bucket `b`.
+#[inline(always)]
+fn slot(b: usize, w: usize) -> Slot {
+    (b * WAYS + w) as Slot
+}
+
 /// The mask bit of way `w`.
 #[inline(always)]
 fn bit(w: usize) -> u32 {
@@ -46,6 +57,15 @@ fn bit(w: usize) -> u32 {
 fn way(m: u32) -> usize {
     (m.trailing_zeros() as usize >> 1) & (WAYS - 1)
 }
+
+/// Where a live flow's occurrence sits: `bucket · 8 + way`, plus bit 31 if that is not the
+/// flow's home bucket. ZL-RED's m ≤ 2^26 gives at most 2^27 slots; a table needs 16 bytes per
+/// slot, so any table that fits in memory (m < 2^30) numbers its slots in 31 bits.
+pub type Slot = u32;
+
+/// The [`Slot`] bit of an entry stored after its home bucket (its deletion must also undo
+/// the overflow counts it added on the way).
+const AWAY: Slot = 1 << 31;
 
 /// Two cache lines: eight keys, then their eight occurrences.
 #[derive(Clone, Copy, Debug)]
@@ -105,12 +125,20 @@ impl OccurrenceTable {
         (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
     }
 
+    /// Bucket and way of slot `s`; the bucket is masked, so it is `≤ mask` for any `s`.
+    #[inline(always)]
+    fn split(&self, s: Slot) -> (usize, usize) {
+        let s = (s & !AWAY) as usize;
+        ((s / WAYS) & self.mask, s % WAYS)
+    }
+
     /// Bucket `b` (`b ≤ mask`).
     #[inline(always)]
     fn at(&self, b: usize) -> &Bucket {
         debug_assert!(b < self.buckets.len());
-        // SAFETY: every index is `home(..)` (the top log2(n) bits of a 64-bit product, < n)
-        // or a successor masked with `mask = n − 1`, and `buckets.len() == n` never changes.
+        // SAFETY: every index is `home(..)` (the top log2(n) bits of a 64-bit product, < n),
+        // a successor masked with `mask = n − 1`, or a slot's bucket masked the same way
+        // (`split`), and `buckets.len() == n` never changes.
         unsafe { self.buckets.get_unchecked(b) }
     }
 
@@ -184,6 +212,13 @@ impl OccurrenceTable {
     /// Adds `d ≥ 1` to the occurrence of `id` (inserting it if absent); returns the new value.
     #[inline]
     pub fn add(&mut self, id: u64, d: u64) -> u64 {
+        self.add_slot(id, d).0
+    }
+
+    /// As [`OccurrenceTable::add`], and also returns where the entry of `id` sits (valid until
+    /// its occurrence drops to zero).
+    #[inline]
+    pub fn add_slot(&mut self, id: u64, d: u64) -> (u64, Slot) {
         debug_assert!(d > 0);
         let b = self.home(id);
         let mt = self.meta(b);
@@ -200,18 +235,19 @@ impl OccurrenceTable {
             bk.keys.0[w] = id;
             bk.occ[w] = v;
             *self.meta_mut(b) = mt | bit(w);
-            return v;
+            return (v, slot(b, w));
         }
         self.add_slow(id, d)
     }
 
     #[cold]
     #[inline(never)]
-    fn add_slow(&mut self, k: u64, d: u64) -> u64 {
+    fn add_slow(&mut self, k: u64, d: u64) -> (u64, Slot) {
         if let Some((b, w)) = self.find(k) {
+            let away = b != self.home(k);
             let s = &mut self.at_mut(b).occ[w];
             *s += d;
-            return *s;
+            return (*s, slot(b, w) | (away as Slot) << 31);
         }
         // Absent: the first bucket with room along the chain; every full bucket passed counts
         // one more overflowing flow. At most m ≤ capacity/2 flows are live, so one has room
@@ -225,7 +261,8 @@ impl OccurrenceTable {
                 bk.keys.0[w] = k;
                 bk.occ[w] = d;
                 *self.meta_mut(b) |= bit(w);
-                return d;
+                let away = b != self.home(k);
+                return (d, slot(b, w) | (away as Slot) << 31);
             }
             *self.meta_mut(b) += OVER_ONE;
             b = (b + 1) & self.mask;
@@ -266,11 +303,50 @@ impl OccurrenceTable {
             return;
         }
         *self.meta_mut(b) &= !bit(w);
-        // The flow no longer passes the buckets from its home up to (not including) `b`.
+        self.unchain(k, b);
+    }
+
+    /// The deleted flow `k`, which was stored in bucket `b`, no longer passes the buckets from
+    /// its home up to (not including) `b`: their overflow counts drop by one.
+    #[cold]
+    #[inline(never)]
+    fn unchain(&mut self, k: u64, b: usize) {
         let mut h = self.home(k);
         while h != b {
             *self.meta_mut(h) -= OVER_ONE;
             h = (h + 1) & self.mask;
+        }
+    }
+
+    /// Adds `d` to the occurrence of `id`, whose entry sits at `s` (from
+    /// [`OccurrenceTable::add_slot`], its occurrence above zero ever since); returns the new
+    /// value. Another slot than that of `id` is a caller bug: checked in debug builds; in
+    /// release builds it corrupts counts, never memory.
+    #[inline]
+    pub fn add_at(&mut self, s: Slot, id: u64, d: u64) -> u64 {
+        let (b, w) = self.split(s);
+        debug_assert!(self.at(b).keys.0[w] == id && self.meta(b) & bit(w) != 0);
+        let o = &mut self.at_mut(b).occ[w];
+        *o += d;
+        *o
+    }
+
+    /// Subtracts `d` (≤ the current value) from the occurrence of `id`, whose entry sits at
+    /// `s` (as in [`OccurrenceTable::add_at`]), deleting the entry at zero.
+    #[inline]
+    pub fn sub_at(&mut self, s: Slot, id: u64, d: u64) {
+        let (b, w) = self.split(s);
+        debug_assert!(self.at(b).keys.0[w] == id && self.meta(b) & bit(w) != 0);
+        let bk = self.at_mut(b);
+        let v = bk.occ[w].saturating_sub(d);
+        bk.occ[w] = v;
+        let gone = v == 0;
+        let mt = self.meta(b);
+        *self.meta_mut(b) = mt & !((gone as u32) << (2 * w));
+        // Away from its home bucket (rare: the home was full at insertion), a deleted flow
+        // also leaves the overflow counts it added on the way.
+        if gone & (s & AWAY != 0) {
+            self.unchain(id, b);
         }
     }
 
@@ -342,6 +418,37 @@ mod tests {
     }
 
     #[test]
+    fn slot_deletes_undo_the_overflow_of_flows_away_from_home() {
+        // Ten flows with one home bucket: eight fill it, two go to the next buckets (their
+        // slots carry the away bit); deleting through the slots, in any order, restores
+        // every overflow count.
+        let mut t = OccurrenceTable::new(16);
+        let home = t.home(1);
+        let same: Vec<u64> = (1..1_000_000u64)
+            .filter(|&i| t.home(i) == home)
+            .take(10)
+            .collect();
+        let slots: Vec<Slot> = same.iter().map(|&id| t.add_slot(id, 3).1).collect();
+        let away = slots.iter().filter(|&&s| s & AWAY != 0).count();
+        assert_eq!(away, 2, "{slots:x?}");
+        assert_eq!(t.meta(home) / OVER_ONE, 2);
+        let mut gone = [false; 10];
+        for i in [9, 0, 5, 8, 1, 2, 3, 4, 6, 7] {
+            assert_eq!(t.add_at(slots[i], same[i], 1), 4);
+            t.sub_at(slots[i], same[i], 2);
+            assert_eq!(t.get(same[i]), 2);
+            t.sub_at(slots[i], same[i], 2);
+            gone[i] = true;
+            for (j, &id) in same.iter().enumerate() {
+                let want = if gone[j] { 0 } else { 3 };
+                assert_eq!(t.get(id), want, "flow #{j} after deleting #{i}");
+            }
+        }
+        assert!(t.is_empty());
+        assert!(t.meta.iter().all(|&o| o == 0), "{:?}", t.meta);
+    }
+
+    #[test]
     fn zero_and_all_ones_ids_are_flows_like_any_other() {
         let mut t = OccurrenceTable::new(4);
         assert_eq!(t.get(0), 0);
@@ -353,6 +460,62 @@ mod tests {
         t.sub(u64::MAX, 3);
         t.sub(0, 2);
         assert!(t.is_empty());
+    }
+
+    proptest! {
+        /// The slot-addressed updates against the same oracle: an entry's slot never changes
+        /// while it is live (`add_slot` of a present id returns the slot it was given), and
+        /// `add_at`/`sub_at` at that slot — including deletions of flows stored away from
+        /// their home bucket — leave the table exactly as the hashed `add`/`sub` would.
+        #[test]
+        fn slot_updates_match_a_hashmap(m in 1usize..24, ops in proptest::collection::vec((0u64..40, 1u64..5, 0u8..4), 1..600)) {
+            let mut t = OccurrenceTable::new(m);
+            let mut o: HashMap<u64, (u64, Slot)> = HashMap::new();
+            for (x, d, op) in ops {
+                // At most 23 live flows in 2 to 8 buckets: overflow chains form and shrink.
+                let id = x.wrapping_mul(0x0123_4567_89AB_CDEF);
+                match (op, o.get(&id).copied()) {
+                    (0, cur) => {
+                        if cur.is_none() && o.len() >= m {
+                            continue;
+                        }
+                        let v = cur.map_or(0, |c| c.0) + d;
+                        let (got, s) = t.add_slot(id, d);
+                        prop_assert_eq!(got, v);
+                        if let Some((_, s0)) = cur {
+                            prop_assert_eq!(s, s0, "a live entry moved");
+                        }
+                        o.insert(id, (v, s));
+                    }
+                    (1, Some((v, s))) => {
+                        prop_assert_eq!(t.add_at(s, id, d), v + d);
+                        o.insert(id, (v + d, s));
+                    }
+                    (2, Some((v, s))) => {
+                        let d = d.min(v);
+                        t.sub_at(s, id, d);
+                        if v == d { o.remove(&id); } else { o.insert(id, (v - d, s)); }
+                    }
+                    (3, Some((v, _))) => {
+                        // The hashed delete, for a mix of both kinds of updates.
+                        t.sub(id, v);
+                        o.remove(&id);
+                    }
+                    _ => {}
+                }
+                prop_assert_eq!(t.len(), o.len());
+                for x in 0..40u64 {
+                    let id = x.wrapping_mul(0x0123_4567_89AB_CDEF);
+                    prop_assert_eq!(t.get(id), o.get(&id).map_or(0, |c| c.0));
+                }
+            }
+            // Emptied, every overflow count is back to zero.
+            for (id, (v, s)) in o.drain() {
+                t.sub_at(s, id, v);
+            }
+            prop_assert!(t.is_empty());
+            prop_assert!(t.meta.iter().all(|&w| w == 0), "{:?}", t.meta);
+        }
     }
 
     proptest! {

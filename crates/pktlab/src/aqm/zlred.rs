@@ -7,7 +7,9 @@
 //! * **Occurrence** `F = Σ_{zombies of the arrival's flow} (count+1)`, read from a table of
 //!   `2m` slots with closed hashing keyed on the flow id ([`super::occurrence`]: buckets of
 //!   eight slots, branch-free within the bucket): a hit or an append updates
-//!   one slot, a swap two (§5.2.3);
+//!   one slot, a swap two (§5.2.3). Each zombie remembers the table slot of its flow, so a
+//!   hit and the overwritten zombie of a swap update their slot directly; only the
+//!   arrival's own flow is looked up by hashing;
 //! * eq. (7): `p1'` as SRED's eq. (1) but with a constant `th_min` instead of `B/6`;
 //!   eqs. (2)–(3) give `p3`;
 //! * eq. (4): the flow is mis-behaving if `F > T·P(t)`;
@@ -23,6 +25,7 @@
 use super::decide::{early, Arrival, Decide, QueueView, Verdict};
 use super::fifo::Fifo;
 pub use super::occurrence::OccurrenceTable;
+use super::occurrence::Slot;
 use super::sred::{p3, FlowKey, SredParams, Steps, ZombieEvent, ZombieList};
 use super::{Aqm, AqmError, AqmPacket, DropKind, Drops, Nanos};
 use crate::util::SplitMix64;
@@ -77,6 +80,9 @@ pub struct ZlRedDecider {
     params: ZlRedParams,
     zl: ZombieList,
     table: OccurrenceTable,
+    /// Per zombie (by its index in the list), the table slot of its flow's occurrence: valid
+    /// while the zombie lives, since its own count keeps the entry above zero.
+    slots: Vec<Slot>,
     total: u64,
     p_avg: f64,
     /// Eq. (7)'s thresholds th_min and B/3, computed once.
@@ -104,6 +110,7 @@ impl ZlRedDecider {
             zl: ZombieList::new(s.m, s.p_swap, alpha, seed ^ 0x5A4F_4D42)
                 .map_err(|e| e.within("zlred"))?,
             table: OccurrenceTable::new(s.m),
+            slots: vec![0; s.m],
             total: 0,
             p_avg: 0.0,
             steps: Steps::new(params.th_min, limit as f64 / 3.0, s.p_max),
@@ -148,21 +155,28 @@ impl ZlRedDecider {
     /// returns 0.
     #[inline(always)]
     fn observe<const READ_F: bool>(&mut self, id: u64) -> (bool, u64) {
+        // `slot` < m = `slots.len()`: the zombie list holds at most m zombies.
         match self.zl.arrive(id) {
-            ZombieEvent::Added { .. } => {
+            ZombieEvent::Added { slot } => {
                 self.total += 1;
-                (false, self.table.add(id, 1))
+                let (f, at) = self.table.add_slot(id, 1);
+                self.slots[slot] = at;
+                (false, f)
             }
-            ZombieEvent::Hit { .. } => {
+            ZombieEvent::Hit { slot } => {
                 self.total += 1;
-                (true, self.table.add(id, 1))
+                (true, self.table.add_at(self.slots[slot], id, 1))
             }
             ZombieEvent::Swapped {
-                old_id, old_count, ..
+                slot,
+                old_id,
+                old_count,
             } => {
                 self.total -= old_count;
-                self.table.sub(old_id, old_count + 1);
-                (false, self.table.add(id, 1))
+                self.table.sub_at(self.slots[slot], old_id, old_count + 1);
+                let (f, at) = self.table.add_slot(id, 1);
+                self.slots[slot] = at;
+                (false, f)
             }
             ZombieEvent::Miss => (false, if READ_F { self.table.get(id) } else { 0 }),
         }
@@ -178,7 +192,11 @@ impl ZlRedDecider {
         // conversion is exact and one instruction (the unsigned one is a branchy sequence).
         debug_assert!(self.total < 1 << 63 && f <= self.total);
         let tp = self.total as i64 as f64 * p;
-        let p4 = if tp > 0.0 {
+        // T ≥ 1 here (the list holds the arrival's zombie or others; T = Σ(count+1)), so
+        // T·P > 0 exactly when P > 0 (P ≥ 0; T·P ≥ P when T ≥ 1, rounding is monotonic):
+        // testing P, which eqs. (2)–(3) just tested, lets the two tests be one branch.
+        debug_assert!(self.total >= 1 && (tp > 0.0) == (p > 0.0));
+        let p4 = if p > 0.0 {
             let f = f as i64 as f64;
             let mis = f > tp;
             self.last_misbehaving = mis;
@@ -390,6 +408,105 @@ mod tests {
         let (l0, l1) = (dr[0] as f64 / arr[0] as f64, dr[1] as f64 / arr[1] as f64);
         assert!(l0 > 3.0 * l1, "heavy {l0} vs light {l1}");
     }
+
+    /// FNV-1a over every observable of a ZL-RED queue driven by `n` arrivals of `flows`
+    /// sparse flow ids (a third ECN-capable): each arrival's drops (flow, kind), p5's bits,
+    /// the mis-behaving verdict, T, P(t)'s bits and the queue length, and every departure
+    /// (flow, seq, CE). `serve` departures follow each arrival but every fifth; every
+    /// `idle`-th block of 4,096 arrivals the queue drains (below th_min, the other branch).
+    fn decision_digest(params: ZlRedParams, limit: usize, flows: u64, n: u64, idle: u64) -> u64 {
+        use crate::netsim::{ecn, Packet, PktKind};
+        let mut h = 0xcbf2_9ce4_8422_2325u64;
+        let mut eat = |x: u64| {
+            for b in x.to_le_bytes() {
+                h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+            }
+        };
+        let mut q = ZlRed::new(params, limit, 11).unwrap();
+        let mut d = Drops::default();
+        let mut x = SplitMix64::new(flows ^ n);
+        for i in 0..n {
+            let r = x.next_u64();
+            let pk = Packet {
+                flow: crate::util::splitmix64(r % flows) as u32,
+                seq: i as u32,
+                size: 1040,
+                kind: PktKind::Data,
+                ecn: if r >> 62 == 0 { ecn::ECT } else { 0 },
+                enq_at: 0,
+            };
+            q.enqueue(pk, i, &mut d);
+            for (p, k) in &d.pkts {
+                eat(p.flow as u64 ^ (p.seq as u64) << 32);
+                eat(*k as u64);
+            }
+            d.clear();
+            eat(q.last_p().to_bits());
+            eat(q.last_misbehaving() as u64);
+            eat(q.total_occurrence());
+            eat(q.zombies().p().to_bits());
+            eat(q.len_pkts() as u64 ^ q.len_bytes() << 32);
+            let drain = idle > 0 && (i >> 12) % idle == idle - 1;
+            let out = if drain { 3 } else { (i % 5 != 4) as u32 };
+            for _ in 0..out {
+                if let Some(p) = q.dequeue(i, &mut d) {
+                    eat(p.flow as u64 ^ (p.seq as u64) << 32 ^ (p.ecn as u64) << 60);
+                }
+            }
+        }
+        let s = q.stats();
+        for c in [
+            s.arrivals,
+            s.forced_drops,
+            s.early_drops,
+            s.departures,
+            s.marks,
+        ] {
+            eat(c);
+        }
+        h
+    }
+
+    /// The decisions, counts and departures of ZL-RED on fixed inputs, pinned: the
+    /// per-arrival fast paths (zombie list, occurrence table, draws, FIFO) must keep every
+    /// decision bit for bit. The digests were computed from the code at commit 3b59731
+    /// (before those paths were reworked for instruction count).
+    #[test]
+    fn decisions_are_pinned() {
+        let five = |m: usize, a: f64| ZlRedParams {
+            sred: SredParams {
+                m,
+                flow_key: FlowKey::FiveTuple,
+                ..SredParams::default()
+            },
+            a,
+            ..ZlRedParams::default()
+        };
+        let cases = [
+            // `pktlab aqm bench`'s regime: B = 5000, a full queue, 1,000 and 100,000 flows.
+            (ZlRedParams::default(), 5000, 1000, 200_000, 0),
+            (ZlRedParams::default(), 5000, 100_000, 200_000, 0),
+            // A short queue that drains now and then; a = 2 and 4; small and large m
+            // (m = 10 keeps the occurrence table's overflow chains busy).
+            (five(50, 2.0), 60, 12, 100_000, 3),
+            (five(10, 4.0), 40, 40, 100_000, 2),
+            (five(10_000, 2.0), 3000, 30_000, 150_000, 4),
+        ];
+        let got: Vec<u64> = cases
+            .into_iter()
+            .map(|(p, limit, flows, n, idle)| decision_digest(p, limit, flows, n, idle))
+            .collect();
+        assert_eq!(got, DECISION_DIGESTS);
+    }
+
+    /// Digests of the cases of `decisions_are_pinned`, in order.
+    const DECISION_DIGESTS: [u64; 5] = [
+        0x7327_3856_0597_c130,
+        0xe7e3_56e5_a640_64db,
+        0x6946_e941_463b_1825,
+        0x52e9_d8a4_0f99_79a6,
+        0x3ae0_5c6e_1df2_3815,
+    ];
 
     #[test]
     fn bad_parameters_are_errors() {
