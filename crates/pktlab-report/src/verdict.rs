@@ -728,7 +728,7 @@ mod tests {
         let rows: Vec<CmpRow> = (0..20)
             .map(|i| {
                 CmpRow::timed(
-                    &format!("s{i}"),
+                    format!("s{i}"),
                     Some(100.0 * 1.3f64.powi(i)),
                     (0..9).map(|_| next()).collect(),
                 )
