@@ -322,3 +322,27 @@ macro_rules! message_error {
     };
 }
 pub(crate) use message_error;
+
+/// FNV-1a (64-bit) over the little-endian bytes of `u64` words: a stable digest of a run's
+/// outputs, so tests can pin "bit-identical" against a value computed once.
+#[derive(Clone, Copy, Debug)]
+pub struct Fnv1a(u64);
+
+impl Default for Fnv1a {
+    fn default() -> Self {
+        Fnv1a(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv1a {
+    /// Feeds `x`'s eight bytes, least significant first.
+    pub fn eat(&mut self, x: u64) {
+        for b in x.to_le_bytes() {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    /// The digest so far.
+    pub fn finish(&self) -> u64 {
+        self.0
+    }
+}

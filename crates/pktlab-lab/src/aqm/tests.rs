@@ -88,12 +88,8 @@ fn study_aggregates_seeds_and_writes_csv() {
 
 /// FNV-1a over the bits of every metric (and drop counts) of every run, in run order.
 fn digest(r: &StudyResult) -> u64 {
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
-    let mut eat = |x: u64| {
-        for b in x.to_le_bytes() {
-            h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
-        }
-    };
+    let mut h = pktlab::util::Fnv1a::default();
+    let mut eat = |x: u64| h.eat(x);
     for run in &r.runs {
         for k in METRICS {
             eat(run.run.metric(k).to_bits());
@@ -101,7 +97,7 @@ fn digest(r: &StudyResult) -> u64 {
         eat(run.run.early_drops);
         eat(run.run.forced_drops);
     }
-    h
+    h.finish()
 }
 
 /// Paper 002's presets (SACK and ECN off) give bit-identical results to the code before

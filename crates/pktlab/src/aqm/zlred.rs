@@ -416,12 +416,8 @@ mod tests {
     /// `idle`-th block of 4,096 arrivals the queue drains (below th_min, the other branch).
     fn decision_digest(params: ZlRedParams, limit: usize, flows: u64, n: u64, idle: u64) -> u64 {
         use crate::netsim::{ecn, Packet, PktKind};
-        let mut h = 0xcbf2_9ce4_8422_2325u64;
-        let mut eat = |x: u64| {
-            for b in x.to_le_bytes() {
-                h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
-            }
-        };
+        let mut h = crate::util::Fnv1a::default();
+        let mut eat = |x: u64| h.eat(x);
         let mut q = ZlRed::new(params, limit, 11).unwrap();
         let mut d = Drops::default();
         let mut x = SplitMix64::new(flows ^ n);
@@ -464,7 +460,7 @@ mod tests {
         ] {
             eat(c);
         }
-        h
+        h.finish()
     }
 
     /// The decisions, counts and departures of ZL-RED on fixed inputs, pinned: the
