@@ -17,6 +17,28 @@ use std::hash::{BuildHasherDefault, Hasher};
 #[cold]
 pub fn cold_path() {}
 
+/// On-CPU time (user + system) of the calling thread, nanoseconds
+/// (`CLOCK_THREAD_CPUTIME_ID`: a system call, not the vDSO — read it per batch, not per packet).
+pub fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid timespec for clock_gettime to write.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// On-CPU time (user + system) of this process so far, seconds (`getrusage(RUSAGE_SELF)`).
+pub fn process_cpu_seconds() -> f64 {
+    // SAFETY: rusage is plain old data; all-zero is a valid value.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage fills the struct it is given.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    tv(ru.ru_utime) + tv(ru.ru_stime)
+}
+
 /// The most bytes of escaped input [`quote`] puts in a message.
 pub const QUOTE_MAX: usize = 80;
 
@@ -199,6 +221,24 @@ impl Xor128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The thread clock advances with this thread's work (10 ms of it within seconds of wall
+    /// time), and the process clock counts at least that much.
+    #[test]
+    fn cpu_clocks_count_work() {
+        let (t0, p0) = (thread_cpu_ns(), process_cpu_seconds());
+        let start = std::time::Instant::now();
+        let mut x = 1u64;
+        while thread_cpu_ns() < t0 + 10_000_000 {
+            for _ in 0..1000 {
+                x = splitmix64(x);
+            }
+            assert!(start.elapsed().as_secs() < 20, "thread clock stuck at {t0}");
+        }
+        std::hint::black_box(x);
+        let p1 = process_cpu_seconds();
+        assert!(p1 >= p0 + 0.009, "process clock {p0} -> {p1}");
+    }
 
     #[test]
     fn quote_escapes_and_bounds() {

@@ -28,8 +28,10 @@ pub static REGISTRY: &[SectionDef] = &[
 ];
 
 /// The check of a claim that a rate falls as a store grows, on interleaved rounds: `round`
-/// measures the rate at the smallest and at the largest size once (`None`: not measured), and
-/// the claim holds when the small store's rounds lie above the large one's beyond noise
+/// measures the rate at the smallest and at the largest size once (`None`: not measured), the
+/// small store first when its argument is true — which alternates from round to round, so that
+/// a drift within a round (warm-up, the host's load) weighs on both sizes alike. The claim
+/// holds when the small store's rounds lie above the large one's beyond noise
 /// ([`crate::verdict::above`]). Every round's values go into the body's raw results as `key`.
 pub(crate) fn rate_falls(
     b: &mut crate::model::Body,
@@ -37,11 +39,11 @@ pub(crate) fn rate_falls(
     key: &str,
     (small, large): (u64, u64),
     rounds: usize,
-    mut round: impl FnMut() -> pktlab_lab::Result<(Option<f64>, Option<f64>)>,
+    mut round: impl FnMut(bool) -> pktlab_lab::Result<(Option<f64>, Option<f64>)>,
 ) -> pktlab_lab::Result<()> {
     let (mut r_small, mut r_large) = (Vec::new(), Vec::new());
-    for _ in 0..rounds {
-        let (s, l) = round()?;
+    for i in 0..rounds {
+        let (s, l) = round(i % 2 == 0)?;
         r_small.extend(s);
         r_large.extend(l);
     }

@@ -284,9 +284,13 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
             "cs_rate_rounds",
             (small, large),
             ctx.pick(3, 9, 9),
-            || {
+            |small_first| {
                 let rc = CcnSimConfig {
-                    cs_entries: vec![small, large],
+                    cs_entries: if small_first {
+                        vec![small, large]
+                    } else {
+                        vec![large, small]
+                    },
                     policy: vec!["lru".into()],
                     ..ccfg.clone()
                 };

@@ -136,6 +136,12 @@ pub mod ctr {
     pub const MALFORMED: usize = 5;
     /// Interest Return / CCNinfo packets skipped.
     pub const SKIPPED: usize = 6;
+    /// On-CPU time of the workers so far, nanoseconds ([`RouterStats::cpu_ns`](super::RouterStats::cpu_ns)).
+    pub const CPU_NS: usize = 7;
+    /// Datagrams sent (upstream and downstream).
+    pub const SENT: usize = 8;
+    /// How many live counters there are.
+    pub(crate) const COUNT: usize = 9;
 }
 
 /// Router counters (sums over workers).
@@ -194,6 +200,10 @@ pub struct RouterStats {
     pub rx_calls: u64,
     /// `sendmmsg` calls (sent / this = mean send batch).
     pub tx_calls: u64,
+    /// On-CPU time (user + system) of the workers, nanoseconds, read once per receive loop:
+    /// the router's own rate is packets per CPU-second, which the scheduling of the other
+    /// processes sharing the cores moves far less than packets per wall-clock second.
+    pub cpu_ns: u64,
 }
 
 impl RouterStats {
@@ -224,9 +234,10 @@ impl RouterStats {
         self.faces += o.faces;
         self.rx_calls += o.rx_calls;
         self.tx_calls += o.tx_calls;
+        self.cpu_ns += o.cpu_ns;
     }
 
-    fn live(&self) -> [u64; 7] {
+    fn live(&self) -> [u64; ctr::COUNT] {
         [
             self.received,
             self.interests,
@@ -235,6 +246,8 @@ impl RouterStats {
             self.forwarded,
             self.malformed,
             self.skipped,
+            self.cpu_ns,
+            self.sent,
         ]
     }
 }
@@ -566,6 +579,7 @@ impl Worker {
 
     fn run(&mut self, ctl: &Control) -> io::Result<()> {
         let t0 = Instant::now();
+        let cpu0 = crate::util::thread_cpu_ns();
         let mut since_expire = 0usize;
         while !ctl.stopped() {
             // Milliseconds, +1 so that a PIT entry recorded at start never reads as expired.
@@ -580,6 +594,7 @@ impl Worker {
                     .expire(now.saturating_sub(self.face_idle_ms), |f| fwd.face_load(f));
                 since_expire = 0;
             }
+            self.st.cpu_ns = crate::util::thread_cpu_ns() - cpu0;
             self.finish_stats();
             ctl.publish(&self.st.live());
             if got == 0 {
@@ -643,7 +658,7 @@ pub fn run_router(
         loop {
             std::thread::sleep(Duration::from_millis(20));
             let el = t0.elapsed().as_secs_f64();
-            let mut sum = [0u64; 7];
+            let mut sum = [0u64; ctr::COUNT];
             for c in &ctls {
                 for (k, v) in sum.iter_mut().enumerate() {
                     *v += c.get(k);
@@ -663,6 +678,8 @@ pub fn run_router(
                 res.stats.forwarded = sum[ctr::FORWARDED];
                 res.stats.malformed = sum[ctr::MALFORMED];
                 res.stats.skipped = sum[ctr::SKIPPED];
+                res.stats.cpu_ns = sum[ctr::CPU_NS];
+                res.stats.sent = sum[ctr::SENT];
                 progress(&res);
             }
             if done {
