@@ -109,6 +109,10 @@ pub struct BenchArgs {
     /// so the rounds sample its memory layouts rather than one.
     #[arg(long)]
     rebuild: bool,
+    /// Build the structures on transparent huge pages (2 MiB pages advised for their large
+    /// arrays, as a data plane places its tables; with THP `never` this changes nothing).
+    #[arg(long)]
+    huge_pages: bool,
 }
 
 /// `pktlab lpm verify`
@@ -164,6 +168,7 @@ fn bench(a: BenchArgs) -> Result<i32> {
         depth_samples: a.depth_samples,
         pair_one_thread: a.pair_one_thread,
         rebuild: a.rebuild,
+        huge_pages: a.huge_pages,
     };
     let out = serde_json::to_value(lpm::bench(&cfg, &Bars::new())?)?;
     if a.t.json {
@@ -185,6 +190,12 @@ fn print_bench(v: &Value) {
         v["runs"],
         v["threads"]
     );
+    if let Some(b) = v["huge_page_bytes"].as_u64().filter(|&b| b > 0) {
+        println!(
+            "huge pages: {:.0} MiB of the builds' allocations advised",
+            b as f64 / (1u64 << 20) as f64
+        );
+    }
     println!(
         "{:<20} {:>9} {:>8} {:>10} {:>10} {:>11} {:>8}",
         "algo", "Mlps", "ns/look", "MiB", "int.nodes", "leaves", "build s"

@@ -23,6 +23,11 @@ mod size;
 
 use clap::{Parser, Subcommand};
 
+/// Large tables can be built on transparent huge pages (`pktlab::thp`; `lpm bench
+/// --huge-pages`, the report's LPM section).
+#[global_allocator]
+static ALLOC: pktlab::thp::ThpAllocator = pktlab::thp::ThpAllocator;
+
 /// pktlab: fast software packet processing — Poptrie LPM and friends.
 #[derive(Parser)]
 #[command(name = "pktlab", version, about, long_about = None)]

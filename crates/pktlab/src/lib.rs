@@ -23,6 +23,7 @@
 //! | [`pipeline`] | the batched data plane: parse, flow cache, LPM batch, TTL rewrite, AQM queue, tx |
 //! | [`params`] | the parameter checks every configuration's `validate()` shares ([`params::ParamError`]) |
 //! | [`simd`], [`util`] | branch-free lane masks; small deterministic generators |
+//! | [`thp`] | a global allocator that puts large tables on transparent huge pages, opt-in per build |
 //!
 //! ## One example per component
 //!
@@ -115,5 +116,6 @@ pub mod params;
 pub mod pipeline;
 pub mod port;
 pub mod simd;
+pub mod thp;
 pub mod traffic;
 pub mod util;

@@ -51,6 +51,10 @@ pub struct BenchConfig {
     /// rounds sample the memory layouts a structure can get (page placement, TLB and cache
     /// conflicts) instead of repeating one. The build is not timed.
     pub rebuild: bool,
+    /// Builds every structure on transparent huge pages ([`pktlab::thp::huge_pages`]; needs
+    /// [`pktlab::thp::ThpAllocator`] as the program's global allocator, as in the `pktlab`
+    /// binary): a data plane's table placement, without a TLB miss per random lookup.
+    pub huge_pages: bool,
 }
 
 impl BenchConfig {
@@ -96,6 +100,7 @@ impl Default for BenchConfig {
             depth_samples: 1 << 20,
             pair_one_thread: false,
             rebuild: false,
+            huge_pages: false,
         }
     }
 }
@@ -373,6 +378,10 @@ pub struct BenchResult {
     pub runs: usize,
     /// TSC ticks per second on this machine (`None` without a TSC).
     pub tsc_hz: Option<f64>,
+    /// Bytes of the structures' allocations advised as huge pages (0 without
+    /// [`BenchConfig::huge_pages`], or when the program's allocator is not
+    /// [`pktlab::thp::ThpAllocator`]).
+    pub huge_page_bytes: u64,
     /// One entry per algorithm, in the order asked.
     pub results: Vec<AlgoBench>,
 }
@@ -541,6 +550,14 @@ fn bench_family<A: Address>(cfg: &BenchConfig, p: &dyn Progress) -> Result<Bench
     };
     // Build every structure first, then time them round-robin: round r runs each structure
     // once, so a phase of host noise between rounds hits every structure of a round alike.
+    let advised0 = pktlab::thp::advised_bytes();
+    let build = |algo: Algo, routes: &[(Prefix<A>, NextHop)]| {
+        if cfg.huge_pages {
+            pktlab::thp::huge_pages(|| build(algo, routes))
+        } else {
+            build(algo, routes)
+        }
+    };
     let mut built = Vec::with_capacity(algos.len());
     for algo in algos {
         p.note(&format!("{algo}: building"));
@@ -625,6 +642,7 @@ fn bench_family<A: Address>(cfg: &BenchConfig, p: &dyn Progress) -> Result<Bench
         batch: cfg.batch,
         runs: cfg.runs,
         tsc_hz,
+        huge_page_bytes: (pktlab::thp::advised_bytes() - advised0) as u64,
         results,
     })
 }

@@ -252,9 +252,26 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         by_depth: true,
         depth_samples,
         rebuild: true,
+        huge_pages: true,
         ..BenchConfig::default()
     };
     let random = bench(&random_cfg, ctx.progress)?;
+    // Huge pages: a table of many MiB read at random costs a TLB miss (two page walks in a
+    // virtual machine) per lookup on 4 KiB pages, and how much that costs moves with the
+    // host from run to run — three quick runs on 4 KiB pages put poptrie16-basic at 0.85,
+    // 0.88 and 1.01 × poptrie0. A data plane places its tables on huge pages; so do the
+    // report's builds.
+    b.inputs.push(Input::new(
+        "table memory",
+        if random.huge_page_bytes > 0 {
+            format!(
+                "every structure built on transparent huge pages (pktlab::thp, lpm bench --huge-pages): {:.0} MiB of its allocations advised over the rounds",
+                random.huge_page_bytes as f64 / (1u64 << 20) as f64
+            )
+        } else {
+            "4 KiB pages: this program's allocator is not pktlab::thp::ThpAllocator (or nothing was large enough to advise)".into()
+        },
+    ));
     let prior_names: Vec<String> = PRIOR.iter().map(|p| p.0.to_string()).collect();
     let zipf_cfg = BenchConfig {
         table: TableSpec {
@@ -268,6 +285,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         by_depth: true,
         depth_samples,
         rebuild: true,
+        huge_pages: true,
         ..BenchConfig::default()
     };
     let zipf = bench(&zipf_cfg, ctx.progress)?;
@@ -277,11 +295,11 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         format!("--synthetic-routes {synth_routes}")
     };
     b.commands.push(format!(
-        "pktlab lpm bench {tflag} --nexthops {nexthops} --algo {} --traffic random --lookups {lookups} --runs {runs} --rebuild --by-depth --depth-samples {depth_samples} --json",
+        "pktlab lpm bench {tflag} --nexthops {nexthops} --algo {} --traffic random --lookups {lookups} --runs {runs} --rebuild --huge-pages --by-depth --depth-samples {depth_samples} --json",
         names.join(",")
     ));
     b.commands.push(format!(
-        "pktlab lpm bench {tflag} --nexthops {nexthops} --algo {} --traffic {ZIPF} --pregen {} --lookups {lookups} --runs {runs} --rebuild --by-depth --depth-samples {depth_samples} --json",
+        "pktlab lpm bench {tflag} --nexthops {nexthops} --algo {} --traffic {ZIPF} --pregen {} --lookups {lookups} --runs {runs} --rebuild --huge-pages --by-depth --depth-samples {depth_samples} --json",
         prior_names.join(","),
         1 << 18
     ));
@@ -679,12 +697,13 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
             threads: 2,
             runs: scale_runs,
             pair_one_thread: true,
+            huge_pages: true,
             ..BenchConfig::default()
         },
         ctx.progress,
     )?;
     b.commands.push(format!(
-        "pktlab lpm bench {tflag} --nexthops {nexthops} --algo {} --traffic random --lookups {scale_lookups} --runs {scale_runs} --threads 2 --pair-one-thread --json",
+        "pktlab lpm bench {tflag} --nexthops {nexthops} --algo {} --traffic random --lookups {scale_lookups} --runs {scale_runs} --threads 2 --pair-one-thread --huge-pages --json",
         prior_names.join(",")
     ));
     // Per structure: the wall-clock ratio of every round (2 threads / the 1 thread just before).
