@@ -23,9 +23,6 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 /// Allocations of at least this many bytes (one 2 MiB huge page) are advised.
 pub const HUGE: usize = 2 << 20;
 
-/// The base page size the advice is aligned to (x86-64 and most aarch64 kernels).
-const PAGE: usize = 4096;
-
 static SCOPES: AtomicUsize = AtomicUsize::new(0);
 static INSTALLED: AtomicBool = AtomicBool::new(false);
 static ADVISED: AtomicUsize = AtomicUsize::new(0);
@@ -42,19 +39,34 @@ fn active(size: usize) -> bool {
     size >= HUGE && SCOPES.load(Ordering::Relaxed) > 0
 }
 
-/// Advises the whole base pages inside `p .. p + len` as huge-page candidates.
-fn advise(p: *mut u8, len: usize) {
-    let start = (p as usize).next_multiple_of(PAGE);
-    let end = (p as usize + len) & !(PAGE - 1);
+/// Advises the whole 2 MiB pages inside `p .. p + len` as huge-page candidates (only whole,
+/// aligned 2 MiB pages can be huge); returns the bytes advised.
+fn advise_range(p: *const u8, len: usize) -> usize {
+    let start = (p as usize).next_multiple_of(HUGE);
+    let end = (p as usize).saturating_add(len) / HUGE * HUGE;
     if p.is_null() || end <= start {
-        return;
+        return 0;
     }
-    // SAFETY: the range lies inside an allocation this allocator just returned; MADV_HUGEPAGE
-    // only sets a flag on the mapping and never changes the memory's contents.
-    let r = unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE) };
-    if r == 0 {
-        ADVISED.fetch_add(end - start, Ordering::Relaxed);
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: the range lies inside one live allocation of this process (the caller's
+        // contract); MADV_HUGEPAGE only changes how the kernel backs its pages, never their
+        // contents.
+        let r =
+            unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE) };
+        if r == 0 {
+            ADVISED.fetch_add(end - start, Ordering::Relaxed);
+            return end - start;
+        }
     }
+    0
+}
+
+/// Asks for huge pages on the whole 2 MiB pages inside `v`'s memory (best placed before the
+/// memory is first written: pages already faulted in stay small until the kernel's
+/// background collapse); returns the bytes advised. Works with any global allocator.
+pub fn advise<T>(v: &[T]) -> usize {
+    advise_range(v.as_ptr().cast(), std::mem::size_of_val(v))
 }
 
 // SAFETY: every method forwards to `System` with the caller's layout (or, for a large
@@ -65,7 +77,7 @@ unsafe impl GlobalAlloc for ThpAllocator {
         // SAFETY: the caller's contract for `alloc` is System's.
         let p = unsafe { System.alloc(l) };
         if active(l.size()) {
-            advise(p, l.size());
+            advise_range(p, l.size());
         }
         p
     }
@@ -74,7 +86,7 @@ unsafe impl GlobalAlloc for ThpAllocator {
         // SAFETY: as for `alloc`.
         let p = unsafe { System.alloc_zeroed(l) };
         if active(l.size()) {
-            advise(p, l.size());
+            advise_range(p, l.size());
         }
         p
     }
@@ -96,7 +108,7 @@ unsafe impl GlobalAlloc for ThpAllocator {
         if q.is_null() {
             return q; // the old block stays valid, as realloc promises
         }
-        advise(q, new);
+        advise_range(q, new);
         // SAFETY: both blocks are live, distinct, and at least min(old, new) bytes long.
         unsafe {
             std::ptr::copy_nonoverlapping(p, q, l.size().min(new));

@@ -117,7 +117,7 @@ pub trait Lpm<A: Address>: Send + Sync {
 /// systems, or if the kernel refuses, it is an ordinary vector.
 pub(crate) fn huge_table<T: Copy + Default>(n: usize) -> Vec<T> {
     let v = vec![T::default(); n];
-    advise_huge(&v);
+    crate::thp::advise(&v);
     v
 }
 
@@ -126,26 +126,6 @@ pub(crate) fn huge_copy<T: Copy + Default>(src: &[T]) -> Vec<T> {
     let mut v = huge_table(src.len());
     v.copy_from_slice(src);
     v
-}
-
-/// Asks for huge pages on the whole 2 MiB pages inside `v`'s buffer (see [`huge_table`]).
-fn advise_huge<T>(v: &[T]) {
-    #[cfg(target_os = "linux")]
-    {
-        const HUGE: usize = 2 << 20;
-        let start = v.as_ptr() as usize;
-        let end = start + std::mem::size_of_val(v);
-        let (a, b) = (start.next_multiple_of(HUGE), end / HUGE * HUGE);
-        if b > a {
-            // SAFETY: [a, b) lies inside `v`'s allocation, which this process owns;
-            // MADV_HUGEPAGE changes only how the kernel backs the pages, never their contents.
-            unsafe {
-                libc::madvise(a as *mut libc::c_void, b - a, libc::MADV_HUGEPAGE);
-            }
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = v;
 }
 
 /// Hints the CPU to bring the cache line at `p` into L1. Never faults, whatever `p` is.
