@@ -134,15 +134,6 @@ impl RouterStatus {
     }
 }
 
-fn cpu_seconds() -> f64 {
-    // SAFETY: getrusage fills the struct it is given.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: as above.
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-    tv(ru.ru_utime) + tv(ru.ru_stime)
-}
-
 /// A layout instance for one worker.
 fn one_layout<L: Layout>(batch: usize) -> L {
     L::new(Arc::new(L::shared(batch, 1)), batch)
@@ -190,7 +181,7 @@ pub fn router(cfg: &RouterConfig, status: &mut dyn FnMut(&RouterStatus)) -> Resu
     let layout = one_layout::<RouterLayout>(cfg.batch);
     let mut worker = Worker::new(parts, layout, rx, tx, 0);
     let t0 = Instant::now();
-    let cpu0 = cpu_seconds();
+    let cpu0 = pktlab::util::process_cpu_seconds();
     let worker = std::thread::scope(|s| {
         let h = s.spawn(move || {
             worker.run();
@@ -245,7 +236,7 @@ pub fn router(cfg: &RouterConfig, status: &mut dyn FnMut(&RouterStatus)) -> Resu
             no_port: tx.no_port(),
         },
         seconds,
-        cpu_seconds: cpu_seconds() - cpu0,
+        cpu_seconds: pktlab::util::process_cpu_seconds() - cpu0,
         load: std::fs::read_to_string("/proc/loadavg")
             .ok()
             .and_then(|s| s.split_whitespace().next()?.parse().ok()),
