@@ -8,8 +8,10 @@
 # and a configuration is
 #   loop:SWITCH   the CNF is one testpmd with two net_virtio_user ports in io mode started
 #                 with --tx-first (ANCHORS.md's loop: the injected bursts circulate through the
-#                 switch); Mpps = the CNF's summed per-port Rx-pps, median of the per-second
-#                 samples after a 2-s warm-up. Stage io only for pktlab: l3/full decrement the
+#                 switch; pktlab runs with --duplex, A -> B and B -> A, as testpmd's switch);
+#                 Mpps = the CNF's summed per-port Rx-pps, median of the per-second
+#                 samples after a 2-s warm-up; pktlab's mean packets per non-empty burst and
+#                 its burst-size histogram (log2 buckets) come with it. Stage io only for pktlab: l3/full decrement the
 #                 TTL on every pass and the looping packets die after 63 trips.
 #   chain:SWITCH  pktlab gen flows (virtio-user:A) -> switch -> pktlab sink (virtio-user:B), gen
 #                 and sink on CPU 0; Mpps = the sink's rate, loss = 1 - received/sent.
@@ -90,8 +92,8 @@ print(f"{statistics.median(tot) / 1e6:.3f}" if tot else "0")
 EOF
 }
 
-start_switch() { # switch log; sets $sw
-  local c=$1 log=$2
+start_switch() { # switch log [extra pktlab flags...]; sets $sw
+  local c=$1 log=$2; shift 2
   case $c in
     testpmd-*)
       taskset -c 1 "$testpmd" --lcores '0@1,1@1' --main-lcore 0 "${eal_common[@]}" --file-prefix=sw \
@@ -104,7 +106,7 @@ start_switch() { # switch log; sets $sw
       local rest=${c#pktlab-} stages meta batch
       stages=${rest%%-*}; rest=${rest#*-}; batch=${rest##*-}; meta=${rest%-*}
       taskset -c 1 "$pk" forward --rx "vhost-user:$work/a.sock" --tx "vhost-user:$work/b.sock" \
-        --stages "$stages" --meta "$meta" --batch "$batch" --table "$table" \
+        --stages "$stages" --meta "$meta" --batch "$batch" --table "$table" "$@" \
         --duration $((secs + 120)) --json > "$log.sw" 2> "$log.sw.err" &
       sw=$!
       wait_running "$log.sw.err";;
@@ -179,7 +181,9 @@ EOF
       return;;
     loop:*)
       c=${c#loop:}
-      start_switch "$c" "$log";;
+      # pktlab as a duplex switch (A -> B and B -> A), as testpmd's: both injected bursts
+      # circulate.
+      start_switch "$c" "$log" --duplex;;
     *) echo "unknown configuration $c (loop:SWITCH, chain:SWITCH or tchain:SWITCH)" >&2; return 1;;
   esac
   local cnf; cnf=$(start_cnf "$log.cnf")
@@ -196,6 +200,9 @@ if "pktlab-" in c:
     out["switch_rx"] = sw.get("packets")
     out["switch_drops"] = sum(sw.get("dropped", {}).values())
     out["switch_json_mpps"] = sw.get("mpps")
+    out["mean_burst"] = round(sw["packets"] / max(sw.get("batches", 0), 1), 2)
+    out["burst_log2"] = sw.get("burst_log2")
+    out["directions"] = [d["packets"] for d in sw.get("directions", [])]
 else:
     t = open(log + ".sw", errors="replace").read()
     m = re.search(r"Accumulated forward statistics.*?RX-packets:\s+(\d+).*?TX-packets:\s+(\d+)\s+TX-dropped:\s+(\d+)", t, re.S)

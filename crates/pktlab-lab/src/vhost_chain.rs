@@ -429,7 +429,7 @@ pub struct LoopResult {
     pub switch_drops: Option<u64>,
 }
 
-/// Runs `switch` (`--stages io` only for pktlab: the packets circulate and `l3`/`full` would
+/// Runs `switch` (pktlab as a duplex switch, `--stages io` only: the packets circulate and `l3`/`full` would
 /// decrement their TTL on every pass) between the two ports of a testpmd CNF in `io
 /// --tx-first` mode for `seconds` (≥ 3), CNF on CPU 0 and switch on CPU 1. Needs root and
 /// testpmd ([`testpmd`]).
@@ -459,7 +459,12 @@ pub fn run_loop(switch: &Switch, testpmd_bin: &Path, seconds: u64) -> Result<Loo
         let mut sw_proc = None;
         let sw = match switch {
             Switch::Pktlab { meta, batch, .. } => {
-                let fcfg = switch_config(&dir.0, Stages::Io, *meta, *batch, &stop)?;
+                // Both directions, as testpmd's switch: the CNF's two injected bursts
+                // circulate.
+                let fcfg = ForwardConfig {
+                    duplex: true,
+                    ..switch_config(&dir.0, Stages::Io, *meta, *batch, &stop)?
+                };
                 let h = s.spawn(move || {
                     pin(1);
                     crate::forward::forward(&fcfg, &Silent)
