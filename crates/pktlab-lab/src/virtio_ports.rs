@@ -141,7 +141,10 @@ impl VirtioPorts {
             return Err("--duplex needs --rx vhost-user:A --tx vhost-user:B".into());
         };
         if Arc::ptr_eq(a, b) {
-            return Err("--duplex needs two different vhost-user sockets (--rx and --tx name the same)".into());
+            return Err(
+                "--duplex needs two different vhost-user sockets (--rx and --tx name the same)"
+                    .into(),
+            );
         }
         let (r, t) = (b.rx(i as u16, 1), a.tx(i as u16));
         self.counters.push((1, r.counters()));

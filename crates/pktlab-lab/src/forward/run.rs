@@ -272,7 +272,9 @@ fn make_tx(
 /// Reads the input, builds the tables and the pool, and makes one worker per thread.
 fn setup<L: Layout>(cfg: &ForwardConfig, progress: &dyn Progress) -> Result<Setup<L>, String> {
     let w = cfg.workers;
-    if cfg.duplex && !(matches!(cfg.rx, RxSpec::VhostUser(_)) && matches!(cfg.tx, TxSpec::VhostUser(_))) {
+    if cfg.duplex
+        && !(matches!(cfg.rx, RxSpec::VhostUser(_)) && matches!(cfg.tx, TxSpec::VhostUser(_)))
+    {
         return Err(format!(
             "--duplex needs --rx vhost-user:A --tx vhost-user:B (got --rx {} --tx {})",
             cfg.rx, cfg.tx
