@@ -187,9 +187,11 @@ fn router(a: &ForwardArgs) -> Result<i32> {
 /// Runs `pktlab forward`.
 pub fn run(a: ForwardArgs) -> Result<i32> {
     match a.fib.as_deref() {
-        Some(_) if a.duplex => return Err(anyhow!(
+        Some(_) if a.duplex => {
+            return Err(anyhow!(
             "--duplex is for two vhost-user ports without --fib (a router's ports are all duplex)"
-        )),
+        ))
+        }
         Some("kernel") => return router(&a),
         Some(o) => {
             return Err(anyhow!(
