@@ -88,7 +88,7 @@ pub(super) fn apply_updates<A: Address>(
 
 /// One worker thread's loop: one direction, or both of a duplex switch.
 enum Unit<L: Layout> {
-    One(Worker<L>),
+    One(Box<Worker<L>>),
     Two(Box<Duplex<L>>),
 }
 
@@ -113,7 +113,10 @@ impl<L: Layout> Unit<L> {
 
     fn into_result(self, secs: f64) -> UnitResult {
         match self {
-            Unit::One(w) => (vec![w.counters], secs, vec![w.into_tx()]),
+            Unit::One(w) => {
+                let w = *w;
+                (vec![w.counters], secs, vec![w.into_tx()])
+            }
             Unit::Two(d) => {
                 let c = vec![d.ab.counters, d.ba.counters];
                 let (b, a) = d.into_tx();
@@ -416,7 +419,7 @@ fn setup<L: Layout>(cfg: &ForwardConfig, progress: &dyn Progress) -> Result<Setu
             let two = Worker::new(parts(1)?, layout(), rx, tx, cfg.queue);
             Unit::Two(Box::new(Duplex::new(one, two)))
         } else {
-            Unit::One(one)
+            Unit::One(Box::new(one))
         });
     }
     Ok(Setup {

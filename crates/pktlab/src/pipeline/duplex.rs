@@ -88,7 +88,7 @@ mod tests {
         tx: VhostUserTx,
     ) -> Worker<Dpdk, VhostUserRx, VhostUserTx> {
         let parts = WorkerParts::new(pool.clone(), Stages::Io, LinkKind::Ethernet);
-        let layout = Dpdk::new(Arc::new(Dpdk::shared(32, 2)), 32);
+        let layout = Dpdk::new(Arc::default(), 32);
         Worker::new(parts, layout, rx, tx, 0)
     }
 
