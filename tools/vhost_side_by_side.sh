@@ -8,9 +8,13 @@
 # and a configuration is
 #   loop:SWITCH   the CNF is one testpmd with two net_virtio_user ports in io mode started
 #                 with --tx-first (ANCHORS.md's loop: the injected bursts circulate through the
-#                 switch); Mpps = the CNF's summed per-port Rx-pps, median of the per-second
-#                 samples after a 2-s warm-up. Stage io only for pktlab: l3/full decrement the
+#                 switch; pktlab runs with --duplex, A -> B and B -> A, as testpmd's switch);
+#                 Mpps = the CNF's summed per-port Rx-pps, median of the per-second
+#                 samples after a 2-s warm-up; pktlab's mean packets per non-empty burst and
+#                 its burst-size histogram (log2 buckets) come with it. Stage io only for pktlab: l3/full decrement the
 #                 TTL on every pass and the looping packets die after 63 trips.
+#   loop1:SWITCH  the same loop with pktlab forwarding A -> B only (one burst circulates; the
+#                 one the CNF injects into B is never read): not like for like, for comparison.
 #   chain:SWITCH  pktlab gen flows (virtio-user:A) -> switch -> pktlab sink (virtio-user:B), gen
 #                 and sink on CPU 0; Mpps = the sink's rate, loss = 1 - received/sent.
 #   tchain:SWITCH testpmd txonly (net_virtio_user on A) -> switch -> testpmd rxonly
@@ -26,7 +30,8 @@
 # Usage: tools/vhost_side_by_side.sh [SECONDS per run] [ROUNDS] [CONFIGS]
 # Needs root (hugepages; DPDK runs --in-memory, so no hugepage files). TESTPMD (default:
 # dpdk-testpmd from PATH), PKTLAB (default: target/release/pktlab) and TABLE locate the
-# programs and the routes. Build first: cargo build --release -p pktlab-cli
+# programs and the routes. PERF_DIR=DIR records a perf cpu-clock profile of each loop run's
+# switch into DIR (perf from linux-perf). Build first: cargo build --release -p pktlab-cli
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
@@ -90,8 +95,8 @@ print(f"{statistics.median(tot) / 1e6:.3f}" if tot else "0")
 EOF
 }
 
-start_switch() { # switch log; sets $sw
-  local c=$1 log=$2
+start_switch() { # switch log [extra pktlab flags...]; sets $sw
+  local c=$1 log=$2; shift 2
   case $c in
     testpmd-*)
       taskset -c 1 "$testpmd" --lcores '0@1,1@1' --main-lcore 0 "${eal_common[@]}" --file-prefix=sw \
@@ -104,7 +109,7 @@ start_switch() { # switch log; sets $sw
       local rest=${c#pktlab-} stages meta batch
       stages=${rest%%-*}; rest=${rest#*-}; batch=${rest##*-}; meta=${rest%-*}
       taskset -c 1 "$pk" forward --rx "vhost-user:$work/a.sock" --tx "vhost-user:$work/b.sock" \
-        --stages "$stages" --meta "$meta" --batch "$batch" --table "$table" \
+        --stages "$stages" --meta "$meta" --batch "$batch" --table "$table" "$@" \
         --duration $((secs + 120)) --json > "$log.sw" 2> "$log.sw.err" &
       sw=$!
       wait_running "$log.sw.err";;
@@ -113,7 +118,7 @@ start_switch() { # switch log; sets $sw
 }
 
 run_one() { # config round
-  local c=$1 r=$2 log=$work/${1/:/-}-$2 sw
+  local c=$1 r=$2 log=$work/${1/:/-}-$2 sw label=$1
   rm -f "$work"/*.sock
   case $c in
     chain:*)
@@ -178,16 +183,29 @@ print(json.dumps(out))
 EOF
       return;;
     loop:*)
-      c=${c#loop:}
+      c=${c#loop:}; label=$c
+      # pktlab as a duplex switch (A -> B and B -> A), as testpmd's: both injected bursts
+      # circulate.
+      start_switch "$c" "$log" --duplex;;
+    loop1:*)
+      c=${c#loop1:}
       start_switch "$c" "$log";;
-    *) echo "unknown configuration $c (loop:SWITCH, chain:SWITCH or tchain:SWITCH)" >&2; return 1;;
+    *) echo "unknown configuration $c (loop:SWITCH, loop1:SWITCH, chain:SWITCH or tchain:SWITCH)" >&2; return 1;;
   esac
   local cnf; cnf=$(start_cnf "$log.cnf")
-  sleep "$secs"
+  if [ -n "${PERF_DIR:-}" ] && [ -n "$sw" ]; then
+    # A cpu-clock profile of the switch for the middle of the run (PERF_DIR: where to keep it).
+    sleep 2
+    perf record -q -e cpu-clock -F 4999 -g -p "$sw" -o "$PERF_DIR/${label/:/-}-$r.perf" \
+      -- sleep $((secs > 5 ? secs - 4 : 1)) > /dev/null 2>&1 || true
+    sleep 2
+  else
+    sleep "$secs"
+  fi
   kill -INT "$cnf" 2>/dev/null || true; wait "$cnf" 2>/dev/null || true
   kill -INT "$sw" 2>/dev/null || true; wait "$sw" 2>/dev/null || true
   local mpps; mpps=$(rx_mpps "$log.cnf")
-  python3 - "$c" "$r" "$log" "$mpps" "$(cut -d' ' -f1 /proc/loadavg)" <<'EOF'
+  python3 - "$label" "$r" "$log" "$mpps" "$(cut -d' ' -f1 /proc/loadavg)" <<'EOF'
 import json, re, sys
 c, r, log, mpps, load = sys.argv[1:6]
 out = {"config": c, "round": int(r), "mpps": float(mpps), "load": float(load)}
@@ -196,6 +214,9 @@ if "pktlab-" in c:
     out["switch_rx"] = sw.get("packets")
     out["switch_drops"] = sum(sw.get("dropped", {}).values())
     out["switch_json_mpps"] = sw.get("mpps")
+    out["mean_burst"] = round(sw["packets"] / max(sw.get("batches", 0), 1), 2)
+    out["burst_log2"] = sw.get("burst_log2")
+    out["directions"] = [d["packets"] for d in sw.get("directions", [])]
 else:
     t = open(log + ".sw", errors="replace").read()
     m = re.search(r"Accumulated forward statistics.*?RX-packets:\s+(\d+).*?TX-packets:\s+(\d+)\s+TX-dropped:\s+(\d+)", t, re.S)

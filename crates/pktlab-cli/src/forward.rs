@@ -101,6 +101,10 @@ pub struct ForwardArgs {
     /// router mode; with --rx/--tx as the two-port shorthand when no --port is given).
     #[arg(long)]
     fib: Option<String>,
+    /// A duplex switch between --rx vhost-user:A and --tx vhost-user:B: each worker also
+    /// forwards B's receive to A's transmit, the two directions polled in turn.
+    #[arg(long)]
+    duplex: bool,
     /// Print one JSON object on stdout.
     #[arg(long)]
     json: bool,
@@ -115,7 +119,8 @@ fn live(cfg: &ForwardConfig, json: bool) -> Result<i32> {
     let last = Mutex::new(LiveStatus::default());
     let ready = std::sync::Once::new();
     let show = |p: &ForwardProgress| {
-        ready.call_once(|| eprintln!("forward: running, {} -> {}", cfg.rx, cfg.tx));
+        let arrow = if cfg.duplex { "<->" } else { "->" };
+        ready.call_once(|| eprintln!("forward: running, {} {arrow} {}", cfg.rx, cfg.tx));
         let mut g = last.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(line) = g.line(p) {
             eprintln!("{line}");
@@ -182,6 +187,11 @@ fn router(a: &ForwardArgs) -> Result<i32> {
 /// Runs `pktlab forward`.
 pub fn run(a: ForwardArgs) -> Result<i32> {
     match a.fib.as_deref() {
+        Some(_) if a.duplex => {
+            return Err(anyhow!(
+            "--duplex is for two vhost-user ports without --fib (a router's ports are all duplex)"
+        ))
+        }
         Some("kernel") => return router(&a),
         Some(o) => {
             return Err(anyhow!(
@@ -254,6 +264,7 @@ pub fn run(a: ForwardArgs) -> Result<i32> {
         stop: Some(stop_flag()),
         delay_ms: a.delay,
         rate_mbps: a.rate,
+        duplex: a.duplex,
         ..ForwardConfig::default()
     };
     if cfg.live() {
@@ -278,6 +289,12 @@ fn print_result(r: &pktlab_lab::forward::ForwardResult, json: bool) -> Result<()
         "{} packets ({} → {}), {} forwarded; dropped: parse {}, ttl {}, no route {}, aqm {}, port {}",
         r.packets, r.rx, r.tx, r.forwarded, d.parse, d.ttl, d.no_route, d.aqm, d.port
     );
+    for d in &r.directions {
+        println!(
+            "{} → {}: {} packets, {} forwarded, {} bursts",
+            d.from, d.to, d.packets, d.forwarded, d.batches
+        );
+    }
     if let Some(l) = r.delay_line {
         println!(
             "delay line: {} offered, {} released, aqm drops {}, line drops {}; queue mean {:.1} max {} packets",

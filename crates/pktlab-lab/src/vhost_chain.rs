@@ -427,9 +427,12 @@ pub struct LoopResult {
     pub mpps: f64,
     /// The pktlab switch's counted drops; `None` for testpmd.
     pub switch_drops: Option<u64>,
+    /// The pktlab switch's mean packets per non-empty receive burst (both directions);
+    /// `None` for testpmd.
+    pub mean_burst: Option<f64>,
 }
 
-/// Runs `switch` (`--stages io` only for pktlab: the packets circulate and `l3`/`full` would
+/// Runs `switch` (pktlab as a duplex switch, `--stages io` only: the packets circulate and `l3`/`full` would
 /// decrement their TTL on every pass) between the two ports of a testpmd CNF in `io
 /// --tx-first` mode for `seconds` (≥ 3), CNF on CPU 0 and switch on CPU 1. Needs root and
 /// testpmd ([`testpmd`]).
@@ -459,7 +462,12 @@ pub fn run_loop(switch: &Switch, testpmd_bin: &Path, seconds: u64) -> Result<Loo
         let mut sw_proc = None;
         let sw = match switch {
             Switch::Pktlab { meta, batch, .. } => {
-                let fcfg = switch_config(&dir.0, Stages::Io, *meta, *batch, &stop)?;
+                // Both directions, as testpmd's switch: the CNF's two injected bursts
+                // circulate.
+                let fcfg = ForwardConfig {
+                    duplex: true,
+                    ..switch_config(&dir.0, Stages::Io, *meta, *batch, &stop)?
+                };
                 let h = s.spawn(move || {
                     pin(1);
                     crate::forward::forward(&fcfg, &Silent)
@@ -534,14 +542,15 @@ pub fn run_loop(switch: &Switch, testpmd_bin: &Path, seconds: u64) -> Result<Loo
         let errs = err_reader.join().unwrap_or_default();
         stop.store(true, Ordering::Relaxed);
         drop(sw_proc);
-        let drops = match sw {
+        let (drops, mean_burst) = match sw {
             Some(h) => {
                 let r = h
                     .join()
                     .map_err(|_| Error::Run("the switch thread panicked".into()))??;
-                Some(r.packets - r.forwarded)
+                let burst = r.packets as f64 / r.batches.max(1) as f64;
+                (Some(r.packets - r.forwarded), Some(burst))
             }
-            None => None,
+            None => (None, None),
         };
         let samples = rx_pps(&text);
         if samples.is_empty() {
@@ -563,6 +572,7 @@ pub fn run_loop(switch: &Switch, testpmd_bin: &Path, seconds: u64) -> Result<Loo
             mpps: sorted[sorted.len() / 2],
             samples,
             switch_drops: drops,
+            mean_burst,
         })
     })
 }

@@ -21,8 +21,18 @@ const CONNECT_WAIT: Duration = Duration::from_secs(10);
 pub(crate) struct VirtioPorts {
     rx_dev: Option<Arc<VhostUserDev>>,
     tx_dev: Option<Arc<VhostUserDev>>,
-    counters: Vec<Arc<VirtioCounters>>,
+    /// Every queue's counters, with its device (0: `rx_dev`, 1: `tx_dev`).
+    counters: Vec<(usize, Arc<VirtioCounters>)>,
     used: bool,
+}
+
+/// One vhost-user port's counters (its queues' and the device's), for a duplex run's result.
+#[derive(Clone, Debug, Default, serde::Serialize, PartialEq, Eq)]
+pub struct PortVirtio {
+    /// The port (`vhost-user:PATH`).
+    pub port: String,
+    /// Its counters.
+    pub stats: VirtioStats,
 }
 
 fn open(v: &VhostSpec, workers: usize, stop: &Arc<AtomicBool>) -> Result<VhostUserDev, String> {
@@ -78,17 +88,17 @@ impl VirtioPorts {
             RxSpec::VhostUser(_) => {
                 let d = self.rx_dev.as_ref().expect("opened");
                 let p = d.rx(i as u16, 0);
-                self.counters.push(p.counters());
+                self.counters.push((0, p.counters()));
                 Ok(Some((AnyRx::VhostUser(p), None)))
             }
             RxSpec::VirtioUser(path) => {
                 let (r, t) = connect(path, stop)?;
-                self.counters.push(r.counters());
+                self.counters.push((0, r.counters()));
                 self.used = true;
                 // The same socket for both directions: one connection.
                 let t = match tx {
                     TxSpec::VirtioUser(p) if p == path => {
-                        self.counters.push(t.counters());
+                        self.counters.push((0, t.counters()));
                         Some(AnyTx::VirtioUser(t))
                     }
                     _ => None,
@@ -110,17 +120,59 @@ impl VirtioPorts {
             TxSpec::VhostUser(_) => {
                 let d = self.tx_dev.as_ref().expect("opened");
                 let p = d.tx(i as u16);
-                self.counters.push(p.counters());
+                self.counters.push((1, p.counters()));
                 Ok(Some(AnyTx::VhostUser(p)))
             }
             TxSpec::VirtioUser(path) => {
                 let (_, t) = connect(path, stop)?;
-                self.counters.push(t.counters());
+                self.counters.push((1, t.counters()));
                 self.used = true;
                 Ok(Some(AnyTx::VirtioUser(t)))
             }
             _ => Ok(None),
         }
+    }
+
+    /// Worker `i`'s reverse direction of a duplex switch between two vhost-user sockets:
+    /// the `tx` socket's receive queue (as input port 1) and the `rx` socket's transmit
+    /// queue. An error unless `--rx` and `--tx` are two different vhost-user sockets.
+    pub(crate) fn reverse(&mut self, i: usize) -> Result<(AnyRx, AnyTx), String> {
+        let (Some(a), Some(b)) = (&self.rx_dev, &self.tx_dev) else {
+            return Err("--duplex needs --rx vhost-user:A --tx vhost-user:B".into());
+        };
+        if Arc::ptr_eq(a, b) {
+            return Err(
+                "--duplex needs two different vhost-user sockets (--rx and --tx name the same)"
+                    .into(),
+            );
+        }
+        let (r, t) = (b.rx(i as u16, 1), a.tx(i as u16));
+        self.counters.push((1, r.counters()));
+        self.counters.push((0, t.counters()));
+        Ok((AnyRx::VhostUser(r), AnyTx::VhostUser(t)))
+    }
+
+    /// Each vhost-user device's counters (its queues' and its own), named by `names`
+    /// (the `--rx` and `--tx` specs).
+    pub(crate) fn per_port(&self, names: [String; 2]) -> Vec<PortVirtio> {
+        let devs = [&self.rx_dev, &self.tx_dev];
+        let one = matches!(devs, [Some(a), Some(b)] if Arc::ptr_eq(a, b));
+        let mut out = Vec::new();
+        for (k, (d, name)) in devs.iter().zip(names).enumerate() {
+            let Some(d) = d else { continue };
+            if k == 1 && one {
+                continue;
+            }
+            let mut s = d.counters().snapshot();
+            for (_, c) in self.counters.iter().filter(|(j, _)| *j == k || one) {
+                s.add(&c.snapshot());
+            }
+            out.push(PortVirtio {
+                port: name,
+                stats: s,
+            });
+        }
+        out
     }
 
     /// The ports' counters summed, with the devices' connection events (`None` without
@@ -130,7 +182,7 @@ impl VirtioPorts {
             return None;
         }
         let mut s = VirtioStats::default();
-        for c in &self.counters {
+        for (_, c) in &self.counters {
             s.add(&c.snapshot());
         }
         let devs = [&self.rx_dev, &self.tx_dev];

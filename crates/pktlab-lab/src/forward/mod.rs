@@ -32,6 +32,7 @@ pub(crate) use run::cpu_seconds;
 use run::run;
 
 use super::{check, Error, Progress, Result};
+pub use crate::virtio_ports::PortVirtio;
 use pktlab::aqm::{AqmParamSet, AqmSpec};
 use pktlab::io::{read_table, synthetic_table, NextHopScheme, ReadReport, Update};
 use pktlab::io::{DEFAULT_V4_ROUTES, DEFAULT_V6_ROUTES};
@@ -39,6 +40,7 @@ use pktlab::lpm::shared::{concurrent, LpmWriter, Op};
 use pktlab::lpm::{Lpm, Poptrie, PoptrieConfig};
 use pktlab::mbuf::{CompactAlloc, CompactConst, Dpdk, Layout, MetaKind, META_SIZES};
 use pktlab::net::{Address, NextHop, Prefix};
+use pktlab::pipeline::duplex::Duplex;
 use pktlab::pipeline::nhcache::AnyCache;
 use pktlab::pipeline::parse::LinkKind;
 use pktlab::pipeline::queue::{Link, OutQueue};
@@ -120,6 +122,10 @@ pub struct ForwardConfig {
     /// Live tx port: pace the output at this many Mb/s through the `aqm` discipline with a
     /// buffer of `queue` packets (`--rate MBPS`, a bottleneck link; [`pktlab::port::delay`]).
     pub rate_mbps: Option<f64>,
+    /// A duplex switch between two vhost-user sockets (`--duplex` with `--rx vhost-user:A
+    /// --tx vhost-user:B`): each worker thread also forwards B's receive to A's transmit,
+    /// the two directions stepped in turn ([`pktlab::pipeline::duplex`]).
+    pub duplex: bool,
 }
 
 impl Default for ForwardConfig {
@@ -149,6 +155,7 @@ impl Default for ForwardConfig {
             stop: None,
             delay_ms: None,
             rate_mbps: None,
+            duplex: false,
         }
     }
 }
@@ -261,6 +268,16 @@ pub struct ForwardResult {
     pub pool: (u32, usize),
     /// Batches processed.
     pub batches: u64,
+    /// Non-empty bursts by size: entry `k` counts bursts of `2^k ..= 2^(k+1) - 1` packets
+    /// (the last: 128 and more).
+    pub burst_log2: [u64; 8],
+    /// A duplex run: each direction's packets (A → B first), and each vhost-user port's
+    /// counters (empty otherwise).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub directions: Vec<DirectionStats>,
+    /// A duplex run: each port's virtio counters (its receive and transmit queues).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ports: Vec<PortVirtio>,
     /// 1-minute load average when the run ended (the machine is shared).
     pub load: Option<f64>,
     /// CPU time of the process during the run (user + system), s.
@@ -282,6 +299,21 @@ pub struct ForwardResult {
     /// The process's largest resident set size so far, bytes (`VmHWM` of
     /// `/proc/self/status`).
     pub max_rss_bytes: u64,
+}
+
+/// One direction of a duplex switch.
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct DirectionStats {
+    /// Receive port.
+    pub from: String,
+    /// Transmit port.
+    pub to: String,
+    /// Packets received.
+    pub packets: u64,
+    /// Packets transmitted (the rest are in the transmit port's drop counters).
+    pub forwarded: u64,
+    /// Non-empty bursts.
+    pub batches: u64,
 }
 
 /// A progress report (sent about every 0.2 s while forwarding).

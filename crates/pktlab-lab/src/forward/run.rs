@@ -86,10 +86,50 @@ pub(super) fn apply_updates<A: Address>(
     (applied, publishes)
 }
 
+/// One worker thread's loop: one direction, or both of a duplex switch.
+enum Unit<L: Layout> {
+    One(Box<Worker<L>>),
+    Two(Box<Duplex<L>>),
+}
+
+/// What a worker thread hands back: its counters (per direction for a duplex switch), its
+/// seconds and its transmit ports.
+type UnitResult = (Vec<Counters>, f64, Vec<AnyTx>);
+
+impl<L: Layout> Unit<L> {
+    fn run(&mut self) {
+        match self {
+            Unit::One(w) => w.run(),
+            Unit::Two(d) => d.run(),
+        }
+    }
+
+    fn progress(&self) -> Arc<AtomicU64> {
+        match self {
+            Unit::One(w) => w.progress(),
+            Unit::Two(d) => d.ab.progress(),
+        }
+    }
+
+    fn into_result(self, secs: f64) -> UnitResult {
+        match self {
+            Unit::One(w) => {
+                let w = *w;
+                (vec![w.counters], secs, vec![w.into_tx()])
+            }
+            Unit::Two(d) => {
+                let c = vec![d.ab.counters, d.ba.counters];
+                let (b, a) = d.into_tx();
+                (c, secs, vec![b, a])
+            }
+        }
+    }
+}
+
 /// Everything set up before the clock starts.
 struct Setup<L: Layout> {
     rep: LoadReport,
-    workers: Vec<Worker<L>>,
+    workers: Vec<Unit<L>>,
     counters: Vec<Arc<PortCounters>>,
     vports: VirtioPorts,
     stop_rx: Arc<AtomicBool>,
@@ -109,7 +149,7 @@ struct Setup<L: Layout> {
 /// What the timed part hands back: per worker (counters, seconds, tx port), the updater's
 /// (applied, publishes), and whether the run was stopped by [`ForwardConfig::stop`].
 type Ran = (
-    Vec<std::thread::Result<(Counters, f64, AnyTx)>>,
+    Vec<std::thread::Result<UnitResult>>,
     Option<std::thread::Result<(u64, u64)>>,
     bool,
 );
@@ -235,6 +275,16 @@ fn make_tx(
 /// Reads the input, builds the tables and the pool, and makes one worker per thread.
 fn setup<L: Layout>(cfg: &ForwardConfig, progress: &dyn Progress) -> Result<Setup<L>, String> {
     let w = cfg.workers;
+    if cfg.duplex
+        && !(matches!(cfg.rx, RxSpec::VhostUser(_)) && matches!(cfg.tx, TxSpec::VhostUser(_)))
+    {
+        return Err(format!(
+            "--duplex needs --rx vhost-user:A --tx vhost-user:B (got --rx {} --tx {})",
+            cfg.rx, cfg.tx
+        ));
+    }
+    // Loops per worker thread: two for a duplex switch.
+    let dirs = if cfg.duplex { 2 } else { 1 };
     // The output can be written: checked before any work (the file itself is made below,
     // once the input's link type is known).
     if let TxSpec::Pcap(path) = &cfg.tx {
@@ -264,9 +314,9 @@ fn setup<L: Layout>(cfg: &ForwardConfig, progress: &dyn Progress) -> Result<Setu
         0
     };
     let per_worker = 2 * cfg.pool_cache + 2 * cfg.batch + cfg.queue + held + 256;
-    let count = u32::try_from(per_worker * w).map_err(|_| "pool too large".to_string())?;
+    let count = u32::try_from(per_worker * w * dirs).map_err(|_| "pool too large".to_string())?;
     let pool = Arc::new(L::mbuf_pool(count));
-    let shared = Arc::new(L::shared(cfg.batch, w));
+    let shared = Arc::new(L::shared(cfg.batch, w * dirs));
     let aqm_spec = if cfg.stages == Stages::Full && !cfg.delay_line() {
         Some(AqmSpec::parse_with(&cfg.aqm, &AqmParamSet::default())?)
     } else {
@@ -325,41 +375,52 @@ fn setup<L: Layout>(cfg: &ForwardConfig, progress: &dyn Progress) -> Result<Setu
                 &stop_rx,
             )?,
         };
-        let fcache = if cfg.stages == Stages::Full {
-            Some(
-                AnyCache::new(&cfg.cache, cfg.cache_entries, None, cfg.seed)
-                    .map_err(|e| e.to_string())?,
-            )
+        let progress = Arc::new(AtomicU64::new(0));
+        let parts = |k: u64| -> Result<WorkerParts, String> {
+            let fcache = if cfg.stages == Stages::Full {
+                Some(
+                    AnyCache::new(&cfg.cache, cfg.cache_entries, None, cfg.seed)
+                        .map_err(|e| e.to_string())?,
+                )
+            } else {
+                None
+            };
+            let queue = match &aqm_spec {
+                Some(spec) => {
+                    let link = Link::new(cfg.line_rate, count);
+                    let seed = cfg.seed + (i * dirs) as u64 + k;
+                    let disc = spec.build(cfg.queue, link.pkt_time(), seed)?;
+                    Some(OutQueue {
+                        disc,
+                        link,
+                        drops: Default::default(),
+                    })
+                }
+                None => None,
+            };
+            Ok(WorkerParts {
+                pool: pool.clone(),
+                cache_size: cfg.pool_cache,
+                batch: cfg.batch,
+                stages: cfg.stages,
+                link,
+                tables: tables.clone(),
+                fcache,
+                queue,
+                progress: progress.clone(),
+                router: None,
+                stop: (!live_rx).then(|| stop_rx.clone()),
+            })
+        };
+        let layout = || L::new(shared.clone(), cfg.batch);
+        let one = Worker::new(parts(0)?, layout(), rx, tx, cfg.queue);
+        workers.push(if cfg.duplex {
+            let (rx, tx) = vports.reverse(i)?;
+            let two = Worker::new(parts(1)?, layout(), rx, tx, cfg.queue);
+            Unit::Two(Box::new(Duplex::new(one, two)))
         } else {
-            None
-        };
-        let queue = match &aqm_spec {
-            Some(spec) => {
-                let link = Link::new(cfg.line_rate, count);
-                let disc = spec.build(cfg.queue, link.pkt_time(), cfg.seed + i as u64)?;
-                Some(OutQueue {
-                    disc,
-                    link,
-                    drops: Default::default(),
-                })
-            }
-            None => None,
-        };
-        let parts = WorkerParts {
-            pool: pool.clone(),
-            cache_size: cfg.pool_cache,
-            batch: cfg.batch,
-            stages: cfg.stages,
-            link,
-            tables: tables.clone(),
-            fcache,
-            queue,
-            progress: Arc::new(AtomicU64::new(0)),
-            router: None,
-            stop: (!live_rx).then(|| stop_rx.clone()),
-        };
-        let layout = L::new(shared.clone(), cfg.batch);
-        workers.push(Worker::new(parts, layout, rx, tx, cfg.queue));
+            Unit::One(Box::new(one))
+        });
     }
     Ok(Setup {
         rep,
@@ -417,7 +478,7 @@ fn spawn<L: Layout>(
                     wk.run();
                     let secs = t.elapsed().as_secs_f64();
                     finished.fetch_add(1, Ordering::Release);
-                    (wk.counters, secs, wk.into_tx())
+                    wk.into_result(secs)
                 })
             })
             .collect();
@@ -483,8 +544,15 @@ fn collect<L: Layout>(
     let mut captures = Vec::new();
     let mut delay_line: Option<DelayStats> = None;
     let (mut wall, mut busy) = (0f64, 0f64);
-    for r in results {
-        let (c, secs, tx) = r.map_err(|_| "a worker panicked".to_string())?;
+    // Duplex: the two directions' counters summed over the workers.
+    let mut dirs = [Counters::default(); 2];
+    let txs = results.into_iter().map(|r| {
+        let (cs, secs, txs) = r.map_err(|_| "a worker panicked".to_string())?;
+        let mut c = Counters::default();
+        for (k, x) in cs.iter().enumerate() {
+            c.add(x);
+            dirs[k].add(x);
+        }
         total.add(&c);
         wall = wall.max(secs);
         busy += secs;
@@ -492,6 +560,10 @@ fn collect<L: Layout>(
             packets: c.rx,
             seconds: secs,
         });
+        Ok::<_, String>(txs)
+    });
+    let txs: Vec<Vec<AnyTx>> = txs.collect::<Result<_, _>>()?;
+    for tx in txs.into_iter().flatten() {
         match tx {
             AnyTx::Capture(cap) => captures.push(cap),
             // Dropping the port waits for its ring to drain.
@@ -520,6 +592,20 @@ fn collect<L: Layout>(
         CaptureTx::commit_all(captures).map_err(|e| e.to_string())?;
     }
     let virtio = s.vports.stats();
+    let names = [cfg.rx.to_string(), cfg.tx.to_string()];
+    let (directions, ports) = if cfg.duplex {
+        let d = |k: usize, from: &str, to: &str| DirectionStats {
+            from: from.into(),
+            to: to.into(),
+            packets: dirs[k].rx,
+            forwarded: dirs[k].tx,
+            batches: dirs[k].batches,
+        };
+        let ds = vec![d(0, &names[0], &names[1]), d(1, &names[1], &names[0])];
+        (ds, s.vports.per_port(names))
+    } else {
+        (Vec::new(), Vec::new())
+    };
     let live = merge(live_stats(&s.counters), s.vports.port_stats());
     drop(s.vports);
     let port_drops = live.map_or(0, |l| l.tx_ring_full + l.tx_rejected);
@@ -581,6 +667,9 @@ fn collect<L: Layout>(
         per_worker: per,
         pool: s.pool,
         batches: total.batches,
+        burst_log2: total.burst_log2,
+        directions,
+        ports,
         load: load_avg(),
         cpu_seconds,
         live,

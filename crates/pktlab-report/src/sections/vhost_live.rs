@@ -174,7 +174,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     ];
     b.inputs.push(Input::new(
         "loop",
-        format!("{}: one testpmd CNF with two net_virtio_user ports in io --tx-first on CPU 0 (ANCHORS.md's loop), the switch on CPU 1; the CNF's summed receive rate, median of its per-second samples after 2 s, {seconds} s per run, {rounds} interleaved round(s)", bin.display()),
+        format!("{}: one testpmd CNF with two net_virtio_user ports in io --tx-first on CPU 0 (ANCHORS.md's loop), the switch on CPU 1 forwarding both directions (testpmd's two net_vhost ports in io mode; pktlab forward --duplex --rx vhost-user:A --tx vhost-user:B --stages io), so the CNF's two injected bursts circulate through either switch; the CNF's summed receive rate, median of its per-second samples after 2 s, {seconds} s per run, {rounds} interleaved round(s)", bin.display()),
     ));
     let labels: Vec<String> = switches.iter().map(Switch::label).collect();
     let mut runs: Vec<Vec<LoopResult>> = vec![Vec::new(); switches.len()];

@@ -6,6 +6,7 @@
 //! [`worker::Worker`] is one worker's loop; `pktlab_lab::forward` sets up the workers (RSS
 //! over the receive queues, one shared Poptrie updated while they run) and reports.
 
+pub mod duplex;
 pub mod fib;
 pub mod nhcache;
 pub mod parse;
@@ -62,6 +63,9 @@ pub struct Counters {
     pub tx: u64,
     /// Batches processed.
     pub batches: u64,
+    /// Non-empty bursts by size: entry `k` counts bursts of `2^k ..= 2^(k+1) - 1` packets
+    /// (the last entry: 128 and more), to tell a loop's fragmented bursts from whole ones.
+    pub burst_log2: [u64; 8],
     /// Dropped: not IP.
     pub non_ip: u64,
     /// Dropped: malformed IP header.
@@ -89,6 +93,9 @@ impl Counters {
         self.rx += o.rx;
         self.tx += o.tx;
         self.batches += o.batches;
+        for (a, b) in self.burst_log2.iter_mut().zip(o.burst_log2) {
+            *a += b;
+        }
         self.non_ip += o.non_ip;
         self.malformed += o.malformed;
         self.checksum += o.checksum;

@@ -21,6 +21,17 @@ use crate::port::{AnyRx, AnyTx, Bufs, RxPort, TxPort};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
+/// What one [`Worker::step`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// A burst of this many packets was received and processed.
+    Batch(usize),
+    /// A live port had nothing to receive.
+    Idle,
+    /// The input ended (or the run was stopped): call [`Worker::finish`].
+    Done,
+}
+
 /// The shared routing tables a worker reads (either may be absent: no route for that family).
 #[derive(Clone)]
 pub struct Tables {
@@ -260,42 +271,56 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
     /// Runs until the receive port is exhausted, then drains the output queue and returns
     /// every buffer to the pool.
     pub fn run(&mut self) {
-        loop {
-            if self
-                .stop
-                .as_ref()
-                .is_some_and(|s| s.load(Ordering::Relaxed))
-            {
-                break;
-            }
-            if !self.layout.begin(self.batch) {
-                break;
-            }
-            let n = self.receive();
-            if n == 0 {
-                self.layout.end();
-                if self.rx.exhausted() {
-                    break;
-                }
-                // A live port with nothing to receive: by now the link has sent whatever
-                // was queued (an idle poll lasts far longer than draining a full queue).
-                self.drain_queue();
-                self.tx.poll(&mut Bufs::new(
-                    &self.pool,
-                    &mut self.cache,
-                    &mut self.layout,
-                ));
-                continue;
-            }
-            self.counters.rx += n as u64;
-            self.counters.batches += 1;
-            match self.stages {
-                Stages::Io => self.io_batch(n),
-                Stages::L3 | Stages::Full => self.l3_batch(n),
-            }
-            self.layout.end();
-            self.progress.fetch_add(n as u64, Ordering::Relaxed);
+        while self.step() != Step::Done {}
+        self.finish();
+    }
+
+    /// One pass of the loop: one burst received and processed ([`Step::Batch`]), an idle
+    /// poll of a live port ([`Step::Idle`]), or the end of the input ([`Step::Done`]; call
+    /// [`Worker::finish`] then). [`Worker::run`] is `step` until done, then `finish`;
+    /// [`super::duplex::Duplex`] interleaves two workers' steps in one thread.
+    pub fn step(&mut self) -> Step {
+        if self
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+        {
+            return Step::Done;
         }
+        if !self.layout.begin(self.batch) {
+            return Step::Done;
+        }
+        let n = self.receive();
+        if n == 0 {
+            self.layout.end();
+            if self.rx.exhausted() {
+                return Step::Done;
+            }
+            // A live port with nothing to receive: by now the link has sent whatever
+            // was queued (an idle poll lasts far longer than draining a full queue).
+            self.drain_queue();
+            self.tx.poll(&mut Bufs::new(
+                &self.pool,
+                &mut self.cache,
+                &mut self.layout,
+            ));
+            return Step::Idle;
+        }
+        self.counters.rx += n as u64;
+        self.counters.batches += 1;
+        self.counters.burst_log2[(n.ilog2() as usize).min(7)] += 1;
+        match self.stages {
+            Stages::Io => self.io_batch(n),
+            Stages::L3 | Stages::Full => self.l3_batch(n),
+        }
+        self.layout.end();
+        self.progress.fetch_add(n as u64, Ordering::Relaxed);
+        Step::Batch(n)
+    }
+
+    /// Ends a run after [`Step::Done`]: drains the output queue, finishes the transmit port,
+    /// collects the counters and returns every buffer to the pool.
+    pub fn finish(&mut self) {
         self.drain_queue();
         self.tx.finish(&mut Bufs::new(
             &self.pool,

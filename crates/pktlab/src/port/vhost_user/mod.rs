@@ -475,6 +475,7 @@ impl RxPort for VhostUserRx {
         if !cache.get_bulk(pool, n, out) {
             return 0; // pool exhausted: the packets wait in the guest's ring
         }
+        q.prefetch(&a.mem, n as u16, false);
         let ts = now_ns();
         let mut kept = at;
         for k in 0..n {
@@ -612,6 +613,7 @@ impl TxPort for VhostUserTx {
         match self.q.get() {
             None => self.st.tx_not_ready += bufs.len() as u64,
             Some((a, q)) => {
+                q.prefetch(&a.mem, bufs.len().min(u16::MAX as usize) as u16, true);
                 for (b, &len) in bufs.iter().zip(lens) {
                     let data = &pool.data(b)[..len as usize];
                     match write_packet(q, a, data) {

@@ -415,6 +415,26 @@ pub enum ChainError {
     TooLong,
 }
 
+/// Asks the CPU to bring the cache line at `p` in (for writing if `write`).
+#[inline(always)]
+fn prefetch_line(p: *const u8, write: bool) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_ET0, _MM_HINT_T0};
+        // SAFETY: a prefetch is a hint that never faults and reads or writes nothing, whatever
+        // the address; SSE (the intrinsic's target feature) is part of x86_64's baseline.
+        unsafe {
+            if write {
+                _mm_prefetch::<_MM_HINT_ET0>(p.cast());
+            } else {
+                _mm_prefetch::<_MM_HINT_T0>(p.cast());
+            }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (p, write);
+}
+
 /// The device's view of a queue (the vhost-user backend).
 pub struct DeviceQueue {
     ring: RingAddrs,
@@ -496,6 +516,36 @@ impl DeviceQueue {
         self.ring.used_idx().store(self.used_idx, Ordering::Release);
         self.used_published = self.used_idx;
         self.ring.avail_flags() & VRING_AVAIL_F_NO_INTERRUPT as u16 == 0
+    }
+
+    /// Prefetches the first buffer (up to 128 bytes) of each of the next `n` available
+    /// chains, without taking them (`write`: the buffers are about to be written). In a
+    /// burst the chains' descriptor reads and buffer misses then overlap, instead of one
+    /// packet's chain of dependent misses (ring entry → descriptor → data, each a cache line
+    /// the peer's CPU wrote last) following the previous one's; DPDK's vhost library
+    /// prefetches the same way. Only a hint: an index or address that fails the checks is
+    /// skipped here and refused by [`Self::walk`].
+    #[inline(always)]
+    pub fn prefetch(&self, mem: &MemTable, n: u16, write: bool) {
+        let size = self.ring.size;
+        for k in 0..n.min(self.pending()) {
+            let h = self
+                .ring
+                .avail_ring(self.last_avail.wrapping_add(k))
+                .load(Ordering::Relaxed);
+            if h >= size {
+                continue;
+            }
+            let d = self.ring.read_desc(h);
+            let len = d.len.min(128);
+            if let Some(p) = mem.gpa(d.addr, len) {
+                prefetch_line(p, write);
+                if len > 64 {
+                    // SAFETY: `gpa` checked p..p+len (len > 64) against the mapping.
+                    prefetch_line(unsafe { p.add(64) }, write);
+                }
+            }
+        }
     }
 
     /// Calls `f(host_ptr, len, flags)` for every descriptor of chain `head` (at most `size`

@@ -126,3 +126,40 @@ fn flow_hash_separates_flows_and_ignores_non_ip() {
     f[12..14].copy_from_slice(&0x88b5u16.to_be_bytes());
     assert_eq!(flow_hash(&f), 0);
 }
+
+#[test]
+fn prefetch_is_only_a_hint() {
+    let (mem, mut drv, mut dev) = pair(8, 256);
+    for k in 0..3u8 {
+        assert!(drv.give(false, |p, _| {
+            // SAFETY: p..p+cap is the descriptor's buffer.
+            unsafe { copy_to_shared(p, &[k; 100]) };
+            100
+        }));
+    }
+    drv.publish();
+    // More than pending, for reading and for writing: nothing is taken or changed.
+    dev.prefetch(&mem, 8, false);
+    dev.prefetch(&mem, 8, true);
+    assert_eq!((dev.pending(), dev.last_avail()), (3, 0));
+    let h = dev.pop();
+    let mut got = Vec::new();
+    dev.walk(&mem, h, false, |p, l| {
+        let mut b = vec![0; l as usize];
+        // SAFETY: walk hands out checked ranges.
+        unsafe { copy_from_shared(&mut b, p) };
+        got.extend(b);
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(got, vec![0u8; 100]);
+    // A made-up head in the ring is skipped by the prefetch and refused by walk.
+    let slot = dev.last_avail();
+    dev.ring.avail_ring(slot).store(200, Ordering::Relaxed);
+    dev.prefetch(&mem, 2, false);
+    assert_eq!(dev.pending(), 2);
+    assert_eq!(
+        dev.walk(&mem, 200, false, |_, _| Ok(())),
+        Err(ChainError::Bad)
+    );
+}
