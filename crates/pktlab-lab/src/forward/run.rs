@@ -9,12 +9,7 @@ use pktlab::io::ReadReport;
 
 /// CPU time (user + system) of this process so far, s.
 pub(crate) fn cpu_seconds() -> f64 {
-    // SAFETY: getrusage fills the struct it is given.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: as above.
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-    tv(ru.ru_utime) + tv(ru.ru_stime)
+    pktlab::util::process_cpu_seconds()
 }
 
 /// The largest resident set size of this process so far, bytes: `VmHWM` of
