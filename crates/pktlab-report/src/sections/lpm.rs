@@ -162,7 +162,7 @@ fn variant_notes(b: &mut Body, names: &[String], rr: &[AlgoBench], prefixes: usi
         mib("poptrie16-leafvec"),
     ) {
         b.notes.push(format!(
-            "Poptrie16-basic and poptrie18-basic, the two variants the paper has faster than poptrie0 and poptrie16-leafvec, can rank below them here, and that is the machine, not noise: they store a 2-byte leaf for every slot without leafvec, {b16:.1} and {b18:.1} MiB here (the paper: 23.6 and 9.4) against {p0:.1} MiB for poptrie0 and {l16:.1} MiB for poptrie16-leafvec. They execute the fewest instructions per lookup, but a random lookup finds their leaf beyond the per-core L2 where the compact variants mostly stay inside it (this CPU: {}). Per lookup on the paper's caches (32 KiB L1d, 8 MiB last level), cachegrind counts poptrie16-basic at a third of poptrie0's instructions, and with an L2-sized last level (1 MiB) the basic variants miss it on 0.57–0.77 of lookups against poptrie0's 0.05 (tools/lpm_cachegrind.sh; counts in docs/results/lpm.md). A miss beyond L2 costs relatively more on this virtual machine than on the paper's i7-4770K (which part — the guest's shared L3, nested paging — is not isolated), so these variants fall behind here (this run: poptrie16-basic {:.1}, poptrie0 {:.1}, poptrie18-basic {:.1}, poptrie16-leafvec {:.1} Mlps).",
+            "Poptrie16-basic and poptrie18-basic, the two variants the paper has faster than poptrie0 and poptrie16-leafvec, gain less here or fall behind, and that is the machine, not noise: they store a 2-byte leaf for every slot without leafvec, {b16:.1} and {b18:.1} MiB here (the paper: 23.6 and 9.4) against {p0:.1} MiB for poptrie0 and {l16:.1} MiB for poptrie16-leafvec. They execute the fewest instructions per lookup, but a random lookup finds their leaf beyond the per-core L2 where the compact variants mostly stay inside it (this CPU: {}). Per lookup on the paper's caches (32 KiB L1d, 8 MiB last level), cachegrind counts poptrie16-basic at a third of poptrie0's instructions, and with an L2-sized last level (1 MiB) the basic variants miss it on 0.57–0.77 of lookups against poptrie0's 0.05 (tools/lpm_cachegrind.sh; counts in docs/results/lpm.md). On 4 KiB pages such a lookup also misses the TLB (its reach is a few MiB; a miss walks two page tables in a virtual machine), and poptrie16-basic ran at 0.85–1.01× poptrie0 in three quick runs; on huge pages (these builds) it ran at 1.05–1.11× poptrie0 in three quick runs, the paper's direction though by less than its 1.36× (this run: poptrie16-basic {:.1}, poptrie0 {:.1}, poptrie18-basic {:.1}, poptrie16-leafvec {:.1} Mlps).",
             crate::machine::caches(),
             mlps("poptrie16-basic").unwrap_or(f64::NAN),
             mlps("poptrie0").unwrap_or(f64::NAN),
@@ -259,13 +259,13 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     // Huge pages: a table of many MiB read at random costs a TLB miss (two page walks in a
     // virtual machine) per lookup on 4 KiB pages, and how much that costs moves with the
     // host from run to run — three quick runs on 4 KiB pages put poptrie16-basic at 0.85,
-    // 0.88 and 1.01 × poptrie0. A data plane places its tables on huge pages; so do the
+    // 0.88 and 1.01 × poptrie0, three on huge pages at 1.05–1.11×. A data plane places its tables on huge pages; so do the
     // report's builds.
     b.inputs.push(Input::new(
         "table memory",
         if random.huge_page_bytes > 0 {
             format!(
-                "every structure built on transparent huge pages (pktlab::thp, lpm bench --huge-pages): {:.0} MiB of its allocations advised over the rounds",
+                "every structure built on transparent huge pages (pktlab::thp, lpm bench --huge-pages; {:.0} MiB advised, summed over every build of every round)",
                 random.huge_page_bytes as f64 / (1u64 << 20) as f64
             )
         } else {
