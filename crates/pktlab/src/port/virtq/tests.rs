@@ -17,6 +17,20 @@ fn pair(size: u16, buf_len: u32) -> (MemTable, DriverQueue, DeviceQueue) {
     (mem, drv, dev)
 }
 
+/// The bytes of the driver-readable chain `h`, as the device reads them.
+fn read(mem: &MemTable, dev: &DeviceQueue, h: u16) -> Vec<u8> {
+    let mut got = Vec::new();
+    dev.walk(mem, h, false, |p, l| {
+        let mut b = vec![0; l as usize];
+        // SAFETY: walk hands out checked ranges.
+        unsafe { copy_from_shared(&mut b, p) };
+        got.extend(b);
+        Ok(())
+    })
+    .unwrap();
+    got
+}
+
 #[test]
 fn driver_to_device_and_back() {
     let (mem, mut drv, mut dev) = pair(8, 256);
@@ -33,15 +47,7 @@ fn driver_to_device_and_back() {
     assert_eq!(dev.pending(), 5);
     for k in 0..5u8 {
         let h = dev.pop();
-        let mut got = Vec::new();
-        dev.walk(&mem, h, false, |p, l| {
-            let mut b = vec![0; l as usize];
-            // SAFETY: walk hands out checked ranges.
-            unsafe { copy_from_shared(&mut b, p) };
-            got.extend(b);
-            Ok(())
-        })
-        .unwrap();
+        let got = read(&mem, &dev, h);
         assert_eq!(got, vec![k; 20]);
         // Device-writable expected, but the driver gave read-only buffers.
         assert_eq!(dev.walk(&mem, h, true, |_, _| Ok(())), Err(ChainError::Bad));
@@ -143,15 +149,7 @@ fn prefetch_is_only_a_hint() {
     dev.prefetch(&mem, 8, true);
     assert_eq!((dev.pending(), dev.last_avail()), (3, 0));
     let h = dev.pop();
-    let mut got = Vec::new();
-    dev.walk(&mem, h, false, |p, l| {
-        let mut b = vec![0; l as usize];
-        // SAFETY: walk hands out checked ranges.
-        unsafe { copy_from_shared(&mut b, p) };
-        got.extend(b);
-        Ok(())
-    })
-    .unwrap();
+    let got = read(&mem, &dev, h);
     assert_eq!(got, vec![0u8; 100]);
     // A made-up head in the ring is skipped by the prefetch and refused by walk.
     let slot = dev.last_avail();
