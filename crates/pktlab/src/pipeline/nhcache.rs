@@ -12,6 +12,7 @@
 //! policy's set exactly: after an insertion, the slot whose key the policy no longer holds
 //! ([`Policy::contains`] is false) takes the new key. No allocation after construction.
 
+use super::parse::Hdr;
 use super::PipelineError;
 use crate::flowcache::engine::fits_small;
 use crate::flowcache::{
@@ -111,11 +112,8 @@ impl<P: Policy> NextHopCache<P> {
     /// RSS redirection table used to pick the worker).
     #[inline(always)]
     fn set_of(&self, key: u32) -> usize {
-        if self.set_shift >= 32 {
-            0
-        } else {
-            (key.wrapping_mul(0x9E37_79B1) >> self.set_shift) as usize
-        }
+        // A 64-bit shift: one set (`set_shift` 32) gives 0 without a branch.
+        (key.wrapping_mul(0x9E37_79B1) as u64 >> self.set_shift) as usize
     }
 
     /// Sets the routing-table epoch: values filled under another epoch are stale.
@@ -127,6 +125,39 @@ impl<P: Policy> NextHopCache<P> {
     /// Looks a packet up: its next hop on a validated hit, 0 on a miss.
     #[inline]
     pub fn lookup(&mut self, rss: u32, v6: bool, dst: u128) -> u32 {
+        let nh = self.probe(rss, v6, dst);
+        self.count(nh != 0);
+        nh
+    }
+
+    /// Counts one lookup's outcome (a validated hit or a miss).
+    #[inline(always)]
+    fn count(&mut self, hit: bool) {
+        self.hits += hit as u64;
+        self.misses += !hit as u64;
+    }
+
+    /// [`NextHopCache::lookup`] of every packet `i` with `ok[i]` (headers `hdr[i]`, hash
+    /// `rss[i]`): writes `nh[i]` and leaves the others; counts as `lookup` does, once per
+    /// batch.
+    #[inline]
+    pub fn lookup_batch(&mut self, ok: &[bool], hdr: &[Hdr], rss: &[u32], nh: &mut [u32]) {
+        let (mut looked, mut hits) = (0u64, 0u64);
+        for (((&ok, h), &r), out) in ok.iter().zip(hdr).zip(rss).zip(nh.iter_mut()) {
+            if ok {
+                let v = self.probe(r, h.v6, h.dst);
+                *out = v;
+                looked += 1;
+                hits += (v != 0) as u64;
+            }
+        }
+        self.hits += hits;
+        self.misses += looked - hits;
+    }
+
+    /// The validated next hop of a packet, 0 on a miss (uncounted).
+    #[inline(always)]
+    fn probe(&mut self, rss: u32, v6: bool, dst: u128) -> u32 {
         let key = key_of(rss);
         let set = self.set_of(key);
         if self.policy.access(set, key as u64, 0) != Access::Miss {
@@ -134,12 +165,10 @@ impl<P: Policy> NextHopCache<P> {
             if let Some(j) = way_of(&self.tags[base..base + self.ways], key) {
                 let v = &self.vals[base + j];
                 if v.dst == dst && v.v6 == v6 && v.epoch == self.epoch && v.nh != 0 {
-                    self.hits += 1;
                     return v.nh;
                 }
             }
         }
-        self.misses += 1;
         0
     }
 

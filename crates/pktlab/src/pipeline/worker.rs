@@ -173,11 +173,7 @@ fn cache_lookup<P: Policy>(
     nh: &mut [u32],
 ) {
     c.set_epoch(epoch);
-    for i in 0..ok.len() {
-        if ok[i] {
-            nh[i] = c.lookup(rss[i], hdr[i].v6, hdr[i].dst);
-        }
-    }
+    c.lookup_batch(ok, hdr, rss, nh);
 }
 
 /// Fills the cache with the looked-up next hops of the misses.
