@@ -44,10 +44,13 @@ const FREE: Val = Val {
     dst: 0,
 };
 
-/// A next-hop cache under policy `P`. Keys and values are two arrays in the same
-/// `set × ways + way` order: a lookup compares the set's 4-byte tags at once (a mask of the
-/// matching ways, [`crate::simd::eq_mask_u32`]; where a key sits in its set is data, so a
-/// branch per way would mispredict) and reads one value.
+/// A next-hop cache under policy `P`. The tags of a set are always exactly the keys the
+/// policy holds in it: a fill takes the way of the one key the policy evicted, else an empty
+/// way, and every online policy evicts at most one key per insertion. Keys and values are
+/// two arrays in the same `set × ways + way` order: a lookup compares the set's 4-byte tags
+/// at once (a mask of the matching ways, [`crate::simd::eq_mask_u32`]; where a key sits in
+/// its set is data, so a branch per way would mispredict), asks the policy only about a key
+/// found there, and reads one value.
 #[derive(Debug)]
 pub struct NextHopCache<P: Policy> {
     policy: P,
@@ -160,14 +163,18 @@ impl<P: Policy> NextHopCache<P> {
     fn probe(&mut self, rss: u32, v6: bool, dst: u128) -> u32 {
         let key = key_of(rss);
         let set = self.set_of(key);
-        if self.policy.access(set, key as u64, 0) != Access::Miss {
-            let base = set * self.ways;
-            if let Some(j) = way_of(&self.tags[base..base + self.ways], key) {
-                let v = &self.vals[base + j];
-                if v.dst == dst && v.v6 == v6 && v.epoch == self.epoch && v.nh != 0 {
-                    return v.nh;
-                }
-            }
+        let base = set * self.ways;
+        // The tags hold exactly the keys the policy holds (see [`NextHopCache::fill`]), so a
+        // key absent from them is a policy miss, which changes no policy state: only a key
+        // found here is accessed (the same accesses, the same decisions).
+        let Some(j) = way_of(&self.tags[base..base + self.ways], key) else {
+            return 0;
+        };
+        let a = self.policy.access(set, key as u64, 0);
+        debug_assert_ne!(a, Access::Miss, "tag without a policy entry");
+        let v = &self.vals[base + j];
+        if v.dst == dst && v.v6 == v6 && v.epoch == self.epoch && v.nh != 0 {
+            return v.nh;
         }
         0
     }
@@ -365,6 +372,10 @@ mod tests {
                             prop_assert!(t == EMPTY || c.policy.slot_of(set, t as u64).is_some());
                         }
                     }
+                    // … and the policy holds no other key (the lookup skips the policy when
+                    // the tags miss).
+                    let held = c.tags.iter().filter(|&&t| t != EMPTY).count();
+                    prop_assert_eq!(held, c.policy.len());
                 }
             }};
         }
@@ -423,6 +434,9 @@ mod tests {
                 }
                 prop_assert_eq!(&named.tags, &blind.tags);
                 prop_assert_eq!(&named.vals, &blind.vals);
+                // The tags are exactly the policy's keys on the search path too.
+                let held = blind.tags.iter().filter(|&&t| t != EMPTY).count();
+                prop_assert_eq!(held, blind.policy.len());
             }
             // Long runs evict (96 flows into ≤ 32 entries), so the named path was taken.
             prop_assert!(ops.len() < 500 || evicting > 0);
