@@ -284,6 +284,77 @@ pub fn above(hi_name: &str, hi: &[f64], lo_name: &str, lo: &[f64]) -> Verdict {
     }
 }
 
+/// `P(X ≥ k)` for `X ~ Binomial(n, 1/2)`: the one-sided sign test's p-value for `k` of `n`
+/// rounds on one side of a value that is the series' median under the null hypothesis.
+fn sign_p(n: usize, k: usize) -> f64 {
+    let mut c = 1.0; // C(n, 0)
+    let mut tail = 0.0;
+    for i in 0..=n {
+        if i >= k {
+            tail += c;
+        }
+        c = c * (n - i) as f64 / (i + 1) as f64;
+    }
+    tail / 2f64.powi(n as i32)
+}
+
+/// The verdict of a claim that every series (its rounds) lies at or above `threshold`:
+/// differs when some series lies below it beyond noise — its rounds below the threshold are
+/// so many that a one-sided sign test rejects "the median is at the threshold" at p < [`ALPHA`],
+/// Holm-corrected over the series; reproduced when every series' median is at or above it;
+/// otherwise a tie within noise. The reason names the lowest median and the test.
+pub fn at_least(series: &[(&str, &[f64])], threshold: f64, unit: &str) -> Verdict {
+    let mut stats: Vec<(&str, f64, usize, usize, f64)> = series
+        .iter()
+        .filter_map(|(name, v)| {
+            let m = median(v)?;
+            let below = v.iter().filter(|&&x| x < threshold).count();
+            Some((*name, m, below, v.len(), sign_p(v.len(), below)))
+        })
+        .collect();
+    if stats.is_empty() {
+        return Verdict::no_reference("no series was measured");
+    }
+    let lowest = stats
+        .iter()
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|s| {
+            format!(
+                "lowest median {:.2}{unit} ({}, {} of {} rounds below {threshold}{unit})",
+                s.1, s.0, s.2, s.3
+            )
+        })
+        .unwrap_or_default();
+    stats.sort_by(|a, b| a.4.total_cmp(&b.4));
+    let m = stats.len();
+    let below: Vec<&str> = stats
+        .iter()
+        .enumerate()
+        .take_while(|(k, s)| s.4 < ALPHA / (m - k) as f64)
+        .map(|(_, s)| s.0)
+        .collect();
+    let test = format!("one-sided sign test per series at p < {ALPHA}, Holm-corrected over {m}");
+    if !below.is_empty() {
+        Verdict {
+            kind: Kind::Differs,
+            why: format!(
+                "{} below {threshold}{unit} beyond noise ({test}); {lowest}",
+                below.join(", ")
+            ),
+        }
+    } else if stats.iter().all(|s| s.1 >= threshold) {
+        Verdict {
+            kind: Kind::Reproduced,
+            why: format!("every median at or above {threshold}{unit}; {lowest}"),
+        }
+    } else {
+        Verdict {
+            kind: Kind::TieWithinNoise,
+            why: format!("a median below {threshold}{unit}, but no series below it beyond noise ({test}); {lowest}"),
+        }
+    }
+}
+
 fn range(v: &[f64]) -> (f64, f64) {
     v.iter()
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
@@ -789,5 +860,42 @@ mod tests {
             "paper",
         );
         assert!(!v.why.contains("real traffic"), "{}", v.why);
+    }
+
+    #[test]
+    fn sign_test_tail_is_exact() {
+        assert!((sign_p(9, 9) - 1.0 / 512.0).abs() < 1e-12);
+        assert!((sign_p(9, 8) - 10.0 / 512.0).abs() < 1e-12);
+        assert!((sign_p(4, 0) - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn at_least_separates_below_from_noise() {
+        let good = [2.0, 1.9, 2.1, 1.95, 2.05, 1.85, 2.2, 1.7, 2.0];
+        let noisy = [1.7, 1.9, 1.75, 1.85, 1.6, 1.95, 1.78, 1.82, 1.7];
+        let low = [1.5, 1.6, 1.4, 1.55, 1.62, 1.58, 1.45, 1.6, 1.5];
+        assert_eq!(
+            at_least(&[("a", &good), ("b", &good)], 1.8, "×").kind,
+            Kind::Reproduced
+        );
+        // b's median is below, but 6 of 9 rounds below the threshold is no evidence.
+        assert_eq!(
+            at_least(&[("a", &good), ("b", &noisy)], 1.8, "×").kind,
+            Kind::TieWithinNoise
+        );
+        let v = at_least(&[("a", &good), ("c", &low)], 1.8, "×");
+        assert_eq!(v.kind, Kind::Differs);
+        assert!(v.why.starts_with("c below 1.8×"), "{}", v.why);
+        // With many series, Holm asks more of each: 8 of 9 below (p = 0.0195) passes alone…
+        let eight = [1.5, 1.6, 1.4, 1.55, 1.62, 1.58, 1.45, 1.6, 1.9];
+        assert_eq!(at_least(&[("e", &eight)], 1.8, "×").kind, Kind::Differs);
+        // …but not as one of four series (0.0195 ≥ 0.05 / 4).
+        let four = [
+            ("e", &eight[..]),
+            ("a", &good[..]),
+            ("b", &good[..]),
+            ("d", &good[..]),
+        ];
+        assert_eq!(at_least(&four, 1.8, "×").kind, Kind::TieWithinNoise);
     }
 }
