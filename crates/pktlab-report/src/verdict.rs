@@ -301,8 +301,12 @@ fn sign_p(n: usize, k: usize) -> f64 {
 /// The verdict of a claim that every series (its rounds) lies at or above `threshold`:
 /// differs when some series lies below it beyond noise — its rounds below the threshold are
 /// so many that a one-sided sign test rejects "the median is at the threshold" at p < [`ALPHA`],
-/// Holm-corrected over the series; reproduced when every series' median is at or above it;
-/// otherwise a tie within noise. The reason names the lowest median and the test.
+/// Holm-corrected over the series; reproduced when the median of all the series' rounds
+/// pooled is at or above it; otherwise a tie within noise. Pooled, not series by series: the
+/// lowest of eight medians of nine noisy rounds lies below the series' common value by chance
+/// (the multiple-comparison problem `family_order` solves for orderings), so "every median ≥
+/// threshold" fails on noise alone; a series that really lies below is what the sign test is
+/// for. The reason names the pooled and the lowest median and the test.
 pub fn at_least(series: &[(&str, &[f64])], threshold: f64, unit: &str) -> Verdict {
     let mut stats: Vec<(&str, f64, usize, usize, f64)> = series
         .iter()
@@ -312,9 +316,11 @@ pub fn at_least(series: &[(&str, &[f64])], threshold: f64, unit: &str) -> Verdic
             Some((*name, m, below, v.len(), sign_p(v.len(), below)))
         })
         .collect();
-    if stats.is_empty() {
+    let all: Vec<f64> = series.iter().flat_map(|(_, v)| v.iter().copied()).collect();
+    let (Some(pooled), false) = (median(&all), stats.is_empty()) else {
         return Verdict::no_reference("no series was measured");
-    }
+    };
+    let n = all.len();
     let lowest = stats
         .iter()
         .min_by(|a, b| a.1.total_cmp(&b.1))
@@ -342,15 +348,15 @@ pub fn at_least(series: &[(&str, &[f64])], threshold: f64, unit: &str) -> Verdic
                 below.join(", ")
             ),
         }
-    } else if stats.iter().all(|s| s.1 >= threshold) {
+    } else if pooled >= threshold {
         Verdict {
             kind: Kind::Reproduced,
-            why: format!("every median at or above {threshold}{unit}; {lowest}"),
+            why: format!("median of all {n} rounds {pooled:.2}{unit}, at or above {threshold}{unit}, and no series below it beyond noise ({test}); {lowest}"),
         }
     } else {
         Verdict {
             kind: Kind::TieWithinNoise,
-            why: format!("a median below {threshold}{unit}, but no series below it beyond noise ({test}); {lowest}"),
+            why: format!("median of all {n} rounds {pooled:.2}{unit}, below {threshold}{unit}, but no series below it beyond noise ({test}); {lowest}"),
         }
     }
 }
@@ -878,10 +884,18 @@ mod tests {
             at_least(&[("a", &good), ("b", &good)], 1.8, "×").kind,
             Kind::Reproduced
         );
-        // b's median is below, but 6 of 9 rounds below the threshold is no evidence.
+        // b's median is below, but 6 of 9 rounds below the threshold is no evidence: the
+        // pooled rounds decide.
         assert_eq!(
             at_least(&[("a", &good), ("b", &noisy)], 1.8, "×").kind,
-            Kind::TieWithinNoise
+            Kind::Reproduced
+        );
+        let v = at_least(&[("b", &noisy), ("b2", &noisy)], 1.8, "×");
+        assert_eq!(v.kind, Kind::TieWithinNoise);
+        assert!(
+            v.why.starts_with("median of all 18 rounds 1.78×"),
+            "{}",
+            v.why
         );
         let v = at_least(&[("a", &good), ("c", &low)], 1.8, "×");
         assert_eq!(v.kind, Kind::Differs);
@@ -889,13 +903,75 @@ mod tests {
         // With many series, Holm asks more of each: 8 of 9 below (p = 0.0195) passes alone…
         let eight = [1.5, 1.6, 1.4, 1.55, 1.62, 1.58, 1.45, 1.6, 1.9];
         assert_eq!(at_least(&[("e", &eight)], 1.8, "×").kind, Kind::Differs);
-        // …but not as one of four series (0.0195 ≥ 0.05 / 4).
+        // …but not as one of four series (0.0195 ≥ 0.05 / 4), whose pooled rounds lie above.
         let four = [
             ("e", &eight[..]),
             ("a", &good[..]),
             ("b", &good[..]),
             ("d", &good[..]),
         ];
-        assert_eq!(at_least(&four, 1.8, "×").kind, Kind::TieWithinNoise);
+        assert_eq!(at_least(&four, 1.8, "×").kind, Kind::Reproduced);
+    }
+
+    /// The thread-scaling check on the on-CPU ratios of a recorded quick run (2 threads / 1
+    /// per round, 9 rounds, AMD EPYC guest): dir24_8's median is 1.77 with 5 of 9 rounds
+    /// below 1.8 — the lowest of eight medians, which the series-by-series rule called a
+    /// failure in one run of three; pooled, the run reproduces the claim, and no structure lies
+    /// below beyond noise.
+    #[test]
+    fn recorded_thread_scaling_reproduces_pooled() {
+        let runs: [(&str, [f64; 9]); 8] = [
+            (
+                "treebitmap",
+                [2.04, 2.04, 2.43, 2.08, 2.24, 1.66, 2.04, 2.49, 2.58],
+            ),
+            (
+                "sail",
+                [2.18, 2.17, 2.07, 1.96, 2.17, 2.32, 2.07, 2.07, 2.30],
+            ),
+            (
+                "d16r",
+                [1.83, 2.12, 1.79, 2.30, 2.07, 1.77, 2.06, 1.97, 1.82],
+            ),
+            (
+                "d18r",
+                [2.07, 2.21, 1.83, 1.85, 2.15, 1.87, 1.84, 2.14, 1.96],
+            ),
+            (
+                "poptrie16",
+                [2.26, 1.72, 2.07, 2.41, 2.15, 2.10, 2.65, 2.23, 1.58],
+            ),
+            (
+                "poptrie18",
+                [2.38, 1.96, 1.79, 2.19, 2.45, 2.52, 2.20, 2.00, 1.94],
+            ),
+            (
+                "dir24_8",
+                [2.27, 1.70, 2.43, 1.77, 2.06, 1.36, 1.40, 1.97, 1.55],
+            ),
+            (
+                "radix",
+                [2.77, 2.43, 2.63, 2.35, 1.58, 2.53, 2.33, 2.27, 2.63],
+            ),
+        ];
+        let series: Vec<(&str, &[f64])> = runs.iter().map(|(n, v)| (*n, &v[..])).collect();
+        let lowest = series
+            .iter()
+            .filter_map(|s| median(s.1))
+            .fold(f64::INFINITY, f64::min);
+        assert!(lowest < 1.8, "{lowest}");
+        let v = at_least(&series, 1.8, "×");
+        assert_eq!(v.kind, Kind::Reproduced, "{}", v.why);
+        assert!(
+            v.why
+                .contains("lowest median 1.77× (dir24_8, 5 of 9 rounds below 1.8×)"),
+            "{}",
+            v.why
+        );
+        // The same run with dir24_8 below the threshold in every round is a failure.
+        let mut low = series.clone();
+        let all_low = [1.5; 9];
+        low[6] = ("dir24_8", &all_low);
+        assert_eq!(at_least(&low, 1.8, "×").kind, Kind::Differs);
     }
 }
