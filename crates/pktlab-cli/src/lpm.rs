@@ -101,8 +101,8 @@ pub struct BenchArgs {
     /// With --by-depth: lookups timed (the first N addresses of the traffic, thread 0).
     #[arg(long, default_value = "1M", value_parser = parse_size)]
     depth_samples: u64,
-    /// With --threads > 1: each round also times 1 thread right before the multi-thread run
-    /// (tightly paired scaling ratio).
+    /// With --threads > 1: each round also times 1 thread right beside the multi-thread run
+    /// (before it in even rounds, after it in odd ones: a tightly paired scaling ratio).
     #[arg(long)]
     pair_one_thread: bool,
     /// Build every structure afresh (new memory, untimed) before each round after the first,

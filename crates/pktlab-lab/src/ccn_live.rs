@@ -20,6 +20,7 @@ use pktlab::ccn::tlv::Dialect;
 use serde::Serialize;
 use std::io;
 use std::net::SocketAddr;
+use std::thread::{Scope, ScopedJoinHandle};
 use std::time::Duration;
 
 /// Case-study settings.
@@ -136,57 +137,96 @@ fn lo() -> SocketAddr {
     "127.0.0.1:0".parse().unwrap()
 }
 
+/// The producer and router threads of one point.
+type Roles<'scope> = (
+    ScopedJoinHandle<'scope, io::Result<live::ProducerResult>>,
+    ScopedJoinHandle<'scope, io::Result<live::RouterResult>>,
+);
+
+/// Starts a producer (controlled by `pc`) and a router with a CS of `cs` entries in front of it
+/// (controlled by `rc`) in scope `s`; returns their threads and the router's address. On a
+/// failure to start, both are stopped (the scope joins them).
+fn start_roles<'scope, 'env>(
+    s: &'scope Scope<'scope, 'env>,
+    cfg: &'env CaseStudyConfig,
+    cs: usize,
+    pc: &'env Control,
+    rc: &'env Control,
+) -> io::Result<(Roles<'scope>, SocketAddr)> {
+    let stop_all = || {
+        pc.stop();
+        rc.stop();
+    };
+    let prod = s.spawn(move || {
+        let c = ProducerConfig {
+            listen: lo(),
+            payload: cfg.payload,
+            dialect: cfg.dialect,
+            ..Default::default()
+        };
+        live::run_producer(&c, pc, &mut |_| {})
+    });
+    let Some(paddr) = pc.wait_bound(Duration::from_secs(5)) else {
+        stop_all();
+        return Err(io::Error::other("producer did not start"));
+    };
+    let rout = s.spawn(move || {
+        let c = RouterConfig {
+            listen: lo(),
+            routes: vec![("/cefore".into(), paddr)],
+            cs_entries: cs,
+            cs_policy: cfg.policy,
+            slot_bytes: (cfg.payload + 256).next_power_of_two(),
+            workers: cfg.workers,
+            dialect: cfg.dialect,
+            ..Default::default()
+        };
+        live::run_router(&c, rc, &mut |_| {})
+    });
+    let Some(raddr) = rc.wait_bound(Duration::from_secs(5)) else {
+        stop_all();
+        return Err(io::Error::other("router did not start"));
+    };
+    Ok(((prod, rout), raddr))
+}
+
+/// The consumer of a point: `cfg`'s workload towards `to`, for `duration`.
+fn consumer(
+    cfg: &CaseStudyConfig,
+    to: SocketAddr,
+    duration: Duration,
+    seed: u64,
+) -> ConsumerConfig {
+    ConsumerConfig {
+        to,
+        bind: lo(),
+        contents: cfg.contents,
+        alpha: cfg.alpha,
+        table_entries: cfg.table_entries,
+        window: cfg.window,
+        duration,
+        dialect: cfg.dialect,
+        seed,
+        ..Default::default()
+    }
+}
+
 /// Runs one point: fresh producer and router, warm-up, measurement.
 fn point(cfg: &CaseStudyConfig, cs: usize, run: usize) -> io::Result<CaseStudyRow> {
     let (pc, rc) = (Control::new(), Control::new());
     std::thread::scope(|s| {
         let (pc, rc) = (&pc, &rc);
-        let prod = s.spawn(move || {
-            let c = ProducerConfig {
-                listen: lo(),
-                payload: cfg.payload,
-                dialect: cfg.dialect,
-                ..Default::default()
-            };
-            live::run_producer(&c, pc, &mut |_| {})
-        });
+        let ((prod, rout), raddr) = start_roles(s, cfg, cs, pc, rc)?;
         let stop_all = || {
             pc.stop();
             rc.stop();
         };
-        let Some(paddr) = pc.wait_bound(Duration::from_secs(5)) else {
-            stop_all();
-            return Err(io::Error::other("producer did not start"));
-        };
-        let rout = s.spawn(move || {
-            let c = RouterConfig {
-                listen: lo(),
-                routes: vec![("/cefore".into(), paddr)],
-                cs_entries: cs,
-                cs_policy: cfg.policy,
-                slot_bytes: (cfg.payload + 256).next_power_of_two(),
-                workers: cfg.workers,
-                dialect: cfg.dialect,
-                ..Default::default()
-            };
-            live::run_router(&c, rc, &mut |_| {})
-        });
-        let Some(raddr) = rc.wait_bound(Duration::from_secs(5)) else {
-            stop_all();
-            return Err(io::Error::other("router did not start"));
-        };
-        let mut cc = ConsumerConfig {
-            to: raddr,
-            bind: lo(),
-            contents: cfg.contents,
-            alpha: cfg.alpha,
-            table_entries: cfg.table_entries,
-            window: cfg.window,
-            duration: cfg.warmup,
-            dialect: cfg.dialect,
-            seed: cfg.seed + 1000 * run as u64 + cs as u64,
-            ..Default::default()
-        };
+        let mut cc = consumer(
+            cfg,
+            raddr,
+            cfg.warmup,
+            cfg.seed + 1000 * run as u64 + cs as u64,
+        );
         let measured = (|| {
             if !cfg.warmup.is_zero() {
                 live::run_consumer(&cc, &Control::new(), &mut |_| {})?;
@@ -238,6 +278,93 @@ fn point(cfg: &CaseStudyConfig, cs: usize, run: usize) -> io::Result<CaseStudyRo
             timeouts: c.timeouts,
             rtt_us: c.rtt_us,
         })
+    })
+}
+
+/// The router's own rate (datagrams received and sent per second of its workers' CPU time) at
+/// two CS sizes, measured side by side: both stacks (producer and router) run at once; each
+/// gets a warm-up consumer run of [`CaseStudyConfig::warmup`], then `slices` consumer runs of
+/// `duration / slices` alternate between them (the first size first in even slices, the
+/// second first in odd ones; each slice a new request seed). A router's datagrams and CPU
+/// time count over its own slices only. A drift of the host's speed then weighs on both sizes
+/// alike, where two points timed one after the other (as [`run_case_study`] does) see
+/// different moments. `run` varies the seeds. Errors name the port and the size.
+pub fn paired_router_rates(
+    cfg: &CaseStudyConfig,
+    sizes: [usize; 2],
+    slices: u32,
+    run: usize,
+) -> Result<[f64; 2]> {
+    if slices == 0 {
+        return Err(Error::param("slices: must be at least 1 (got 0)"));
+    }
+    let ctls = [
+        [Control::new(), Control::new()],
+        [Control::new(), Control::new()],
+    ];
+    let res = std::thread::scope(|s| {
+        let mut roles = Vec::new();
+        let mut addrs = Vec::new();
+        let stop_all = || ctls.iter().flatten().for_each(|c| c.stop());
+        for (i, &cs) in sizes.iter().enumerate() {
+            match start_roles(s, cfg, cs, &ctls[i][0], &ctls[i][1]) {
+                Ok((r, a)) => {
+                    roles.push(r);
+                    addrs.push(a);
+                }
+                Err(e) => {
+                    stop_all();
+                    return Err(io::Error::other(format!("CS {cs} entries: {e}")));
+                }
+            }
+        }
+        let measured = (|| {
+            let seed = cfg.seed + 1000 * run as u64;
+            for (i, &a) in addrs.iter().enumerate() {
+                if !cfg.warmup.is_zero() {
+                    let cc = consumer(cfg, a, cfg.warmup, seed + sizes[i] as u64);
+                    live::run_consumer(&cc, &Control::new(), &mut |_| {})?;
+                }
+            }
+            let slice = cfg.duration / slices;
+            let mut tot = [(0u64, 0u64); 2];
+            for k in 0..slices {
+                let order = if k % 2 == 0 { [0, 1] } else { [1, 0] };
+                for i in order {
+                    let rc = &ctls[i][1];
+                    let read = || {
+                        (
+                            rc.get(router::ctr::RECEIVED) + rc.get(router::ctr::SENT),
+                            rc.get(router::ctr::CPU_NS),
+                        )
+                    };
+                    std::thread::sleep(Duration::from_millis(20));
+                    let b = read();
+                    let seed = seed ^ (0x5EED + u64::from(k) * 2 + i as u64);
+                    let cc = consumer(cfg, addrs[i], slice, seed);
+                    live::run_consumer(&cc, &Control::new(), &mut |_| {})?;
+                    std::thread::sleep(Duration::from_millis(20));
+                    let a = read();
+                    tot[i].0 += a.0 - b.0;
+                    tot[i].1 += a.1 - b.1;
+                }
+            }
+            Ok::<_, io::Error>(tot.map(|(d, ns)| d as f64 / (ns as f64 * 1e-9).max(1e-9)))
+        })();
+        stop_all();
+        for (prod, rout) in roles {
+            rout.join()
+                .map_err(|_| io::Error::other("router panicked"))??;
+            prod.join()
+                .map_err(|_| io::Error::other("producer panicked"))??;
+        }
+        measured
+    });
+    res.map_err(|e| {
+        Error::Run(format!(
+            "ccn router rates on 127.0.0.1, CS {} vs {} entries: {e}",
+            sizes[0], sizes[1]
+        ))
     })
 }
 
@@ -320,5 +447,25 @@ mod tests {
             "{on:?}"
         );
         assert_eq!(on.cs_fill, 1.0);
+    }
+
+    /// Two stacks side by side: both routers count their own datagrams and CPU time, and a
+    /// rate is within what a core can do; zero slices are refused.
+    #[test]
+    fn paired_router_rates_measure_both_routers() {
+        let cfg = CaseStudyConfig {
+            contents: 1 << 12,
+            table_entries: 1 << 12,
+            warmup: Duration::from_millis(200),
+            duration: Duration::from_millis(600),
+            window: 16,
+            ..Default::default()
+        };
+        let r = paired_router_rates(&cfg, [64, 1024], 4, 0).unwrap();
+        for x in r {
+            assert!(x > 1000.0 && x < 2e7, "{r:?}");
+        }
+        let e = paired_router_rates(&cfg, [64, 1024], 0, 0).unwrap_err();
+        assert!(e.to_string().contains("slices"), "{e}");
     }
 }

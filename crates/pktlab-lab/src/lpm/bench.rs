@@ -44,8 +44,9 @@ pub struct BenchConfig {
     /// With `by_depth`: lookups timed (the first N addresses of the traffic, thread 0), cut
     /// into `runs` slices timed round-robin over the structures.
     pub depth_samples: u64,
-    /// With `threads` > 1: each round also times the structure on 1 thread right before the
-    /// `threads`-thread run, so that the scaling ratio compares two back-to-back runs.
+    /// With `threads` > 1: each round also times the structure on 1 thread right beside the
+    /// `threads`-thread run (before it in even rounds, after it in odd ones), so that the
+    /// scaling ratio compares two back-to-back runs.
     pub pair_one_thread: bool,
     /// Builds every structure afresh (new memory) before each round after the first, so the
     /// rounds sample the memory layouts a structure can get (page placement, TLB and cache
@@ -157,7 +158,7 @@ pub struct AlgoBench {
     /// mlps_oncpu`), comparable across machines as cycles; `None` without a TSC.
     pub tsc_per_lookup: Option<f64>,
     /// With `pair_one_thread`: the 1-thread wall-clock rate of every round, timed right
-    /// before that round's multi-thread run.
+    /// beside that round's multi-thread run (before it in even rounds, after it in odd ones).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub runs_one_thread_mlps: Vec<f64>,
     /// With `pair_one_thread`: the 1-thread on-CPU rate of every round.
@@ -577,12 +578,21 @@ fn bench_family<A: Address>(cfg: &BenchConfig, p: &dyn Progress) -> Result<Bench
             }
         }
         for (i, (algo, t, ..)) in built.iter().enumerate() {
-            if pair {
+            // The 1-thread run of a pair goes first in even rounds and second in odd ones,
+            // so that a drift of the host's speed within a pair does not favour either.
+            let one_first = run % 2 == 0;
+            let mut one = || {
                 let one = time_run(&**t, &traffic, cfg, 1);
                 timed[i].one_wall.push(one.mlps);
                 timed[i].one_oncpu.push(one.oncpu_mlps.iter().sum());
+            };
+            if pair && one_first {
+                one();
             }
             let r = time_run(&**t, &traffic, cfg, cfg.threads);
+            if pair && !one_first {
+                one();
+            }
             p.note(&format!("{algo} round {}: {:.2} Mlps", run + 1, r.mlps));
             timed[i].push(r);
             p.set((run * built.len() + i) as u64 + 1);
