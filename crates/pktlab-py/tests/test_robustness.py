@@ -19,6 +19,16 @@ ENDLESS = {
 }
 
 
+def _proc_status(pid):
+    """State, SigIgn, SigCgt and SigBlk lines of /proc/<pid>/status ('' where unreadable)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            keep = ("State", "SigIgn", "SigCgt", "SigBlk", "Threads")
+            return "; ".join(l.strip() for l in f if l.startswith(keep))
+    except OSError:
+        return ""
+
+
 @pytest.mark.parametrize("name", sorted(ENDLESS))
 def test_ctrl_c_raises_keyboard_interrupt_within_a_second(name):
     code = f"import pktlab, pktlab._config\nprint('started', flush=True)\n{ENDLESS[name]}\nprint('finished')\n"
@@ -29,7 +39,11 @@ def test_ctrl_c_raises_keyboard_interrupt_within_a_second(name):
         assert p.poll() is None, "the call ended by itself"
         t0 = time.monotonic()
         p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=10)
+        try:
+            out, err = p.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            # Say what the child was doing and which signals it ignored or caught.
+            pytest.fail(f"no exit 10 s after SIGINT; child: {_proc_status(p.pid)}")
         waited = time.monotonic() - t0
     finally:
         if p.poll() is None:
