@@ -218,26 +218,26 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     // single build holds for that build's layout only.
     let lookups = ctx.pick(1u64 << 16, 1 << 23, 1 << 24);
     let runs = ctx.pick(3, 15, 9);
-    // Single timed lookups for the by-depth figure, cut into `runs` slices: 2^20 at both
-    // sizes, so each kept depth has ≥ 1,000 of them and a round's p95 at that depth
-    // rests on ≥ 1,000 / runs.
+    // Single timed lookups for the by-depth figure, cut into the first random block's rounds:
+    // 2^20 at both sizes, so each kept depth has ≥ 1,000 of them.
     let depth_samples = ctx.pick(1u64 << 14, 1 << 20, 1 << 20);
-    let random_cfg = BenchConfig {
+    let random_cfg = |runs: usize, by_depth: bool| BenchConfig {
         table: spec.clone(),
         traffic: "random".into(),
         lookups,
         runs,
-        by_depth: true,
+        by_depth,
         depth_samples,
         rebuild: true,
         huge_pages: true,
         ..BenchConfig::default()
     };
-    // Zipf rounds in three blocks spread over the section (before the random bench, after it,
-    // and after the thread-scaling bench), so that they sample several of the host's phases:
-    // on this guest a phase lasting about a minute moved the cache-hungry structures more
-    // than the compact ones (one run's Zipf block had Tree BitMap 35 % and Poptrie16 40 %
-    // faster than two others, D16R and SAIL 12 %), which a block of one minute takes whole.
+    // The rounds of both traffics in three blocks each, alternating and spread over the
+    // section (random, Zipf, random, Zipf, the thread-scaling bench, random, Zipf), so that
+    // they sample several of the host's phases: on this guest a phase lasting about a minute
+    // moved the cache-hungry structures more than the compact ones (one run's Zipf block had
+    // Tree BitMap 35 % and Poptrie16 40 % faster than two others, D16R and SAIL 12 %), which
+    // a block of one minute takes whole. The by-depth timings are the first random block's.
     let prior_names: Vec<String> = PRIOR.iter().map(|p| p.0.to_string()).collect();
     let zipf_cfg = |runs: usize, by_depth: bool| BenchConfig {
         table: TableSpec {
@@ -254,17 +254,20 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         huge_pages: true,
         ..BenchConfig::default()
     };
-    let zipf_blocks = [runs / 3, runs / 3, runs - 2 * (runs / 3)];
-    let mut zipf_parts = vec![bench(&zipf_cfg(zipf_blocks[0], true), ctx.progress)?];
-    let random = bench(&random_cfg, ctx.progress)?;
-    zipf_parts.push(bench(&zipf_cfg(zipf_blocks[1], false), ctx.progress)?);
+    let blocks = [runs / 3, runs / 3, runs - 2 * (runs / 3)];
+    let mut random_parts = vec![bench(&random_cfg(blocks[0], true), ctx.progress)?];
+    let mut zipf_parts = vec![bench(&zipf_cfg(blocks[0], true), ctx.progress)?];
+    random_parts.push(bench(&random_cfg(blocks[1], false), ctx.progress)?);
+    zipf_parts.push(bench(&zipf_cfg(blocks[1], false), ctx.progress)?);
     let tflag = if table != "synthetic" {
         format!("--table {table}")
     } else {
         format!("--synthetic-routes {synth_routes}")
     };
     let scaled = threads::thread_scaling(ctx, &mut b, &spec, &prior_names, &tflag, nexthops)?;
-    zipf_parts.push(bench(&zipf_cfg(zipf_blocks[2], false), ctx.progress)?);
+    random_parts.push(bench(&random_cfg(blocks[2], false), ctx.progress)?);
+    zipf_parts.push(bench(&zipf_cfg(blocks[2], false), ctx.progress)?);
+    let random = BenchResult::join(random_parts)?;
     let zipf = BenchResult::join(zipf_parts)?;
     // Huge pages: a table of many MiB read at random costs a TLB miss (two page walks in a
     // virtual machine) per lookup on 4 KiB pages, and how much that costs moves with the
@@ -674,8 +677,8 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
             .collect(),
     });
     b.notes.push(format!(
-        "{} lookups per run, median of {runs} interleaved rounds (each round builds every structure afresh, untimed, then times each once, round-robin; every round's value is in results.json; the {ZIPF} rounds in three blocks of {}, {} and {}: before the random bench, after it and after the thread-scaling bench, so that they span the section's minutes), 1 thread, batch 256; cycles per lookup are TSC ticks per on-CPU second divided by the on-CPU rate (the TSC runs at a fixed rate, not the core's current clock); lookup rates are per second of the lookup thread's own CPU time (so time sliced to other processes does not count, though their cache traffic still does), on another CPU than the paper's: compare rankings, not values.",
-        lookups, zipf_blocks[0], zipf_blocks[1], zipf_blocks[2]
+        "{} lookups per run, median of {runs} interleaved rounds (each round builds every structure afresh, untimed, then times each once, round-robin; every round's value is in results.json; the rounds of each traffic in three blocks of {}, {} and {}, random and {ZIPF} alternating, the last two after the thread-scaling bench, so that they span the section's minutes; the by-depth timings are the first random block's), 1 thread, batch 256; cycles per lookup are TSC ticks per on-CPU second divided by the on-CPU rate (the TSC runs at a fixed rate, not the core's current clock); lookup rates are per second of the lookup thread's own CPU time (so time sliced to other processes does not count, though their cache traffic still does), on another CPU than the paper's: compare rankings, not values.",
+        lookups, blocks[0], blocks[1], blocks[2]
     ));
     b.raw("random", &random);
     b.raw("zipf", &zipf);

@@ -54,6 +54,15 @@ fn depth_span(a: &AlgoBench, kept: &[u8], lo: u8, hi: u8) -> Option<(u64, u64, u
     Some((min, max, worst, d))
 }
 
+/// `lo–hi`, or one number when they are equal.
+fn range(lo: u64, hi: u64) -> String {
+    if lo == hi {
+        lo.to_string()
+    } else {
+        format!("{lo}–{hi}")
+    }
+}
+
 /// How each baseline of the by-depth figure finds a route longer than /18 (the depths where
 /// Poptrie18 leaves its direct-pointing array).
 fn reads(algo: &str) -> &'static str {
@@ -86,7 +95,8 @@ pub(super) fn depth_note(
         .filter_map(|o| {
             let (lo, hi, w, d) = depth_span(find(names, rr, o)?, kept, 19, 32)?;
             Some(format!(
-                "{o} {lo}–{hi} (worst p95 {w} at /{d}; {})",
+                "{o} {} (worst p95 {w} at /{d}; {})",
+                range(lo, hi),
                 reads(o)
             ))
         })
@@ -95,9 +105,12 @@ pub(super) fn depth_note(
         return;
     }
     b.notes.push(format!(
-        "By depth, the paper has Poptrie lowest at every depth; here {} lower worst p95 beyond noise. The difference lies past Poptrie18's direct-pointing array: a route of /18 or shorter is one read of that array (this run's medians {}–{} TSC ticks), a longer one also reads an internal node and then a leaf, two dependent loads from two arrays (medians {}–{} at /19 and longer, worst p95 {} at /{}). Medians at /19 and longer of the others: {}. {DEPTH_EVIDENCE} These are single lookups timed one at a time (the latency of one lookup); the rate tables time batches of 256.",
+        "By depth, the paper has Poptrie lowest at every depth; here {} lower worst p95 beyond noise. The difference lies past Poptrie18's direct-pointing array: a route of /18 or shorter is one read of that array (this run's medians {} TSC ticks), a longer one also reads an internal node and then a leaf, two dependent loads from two arrays (medians {} at /19 and longer, worst p95 {} at /{}). Medians at /19 and longer of the others: {}. {DEPTH_EVIDENCE} These are single lookups timed one at a time (the latency of one lookup); the rate tables time batches of 256.",
         if below.len() == 1 { format!("{} has a", below[0]) } else { format!("{} have a", below.join(" and ")) },
-        short.0, short.1, long.0, long.1, long.2, long.3,
+        range(short.0, short.1),
+        range(long.0, long.1),
+        long.2,
+        long.3,
         others.join("; ")
     ));
 }
