@@ -420,9 +420,8 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
         let tables = self.tables.as_ref().expect("l3 stages have tables");
         let epoch = tables.epoch.load(Ordering::Acquire) as u32;
         if let Some(fc) = &mut self.fcache {
-            for (i, (b, r)) in self.bufs.iter().zip(self.rss.iter_mut()).enumerate() {
-                *r = self.layout.rss(&self.pool, b, i);
-            }
+            self.layout
+                .rss_batch(&self.pool, &self.bufs, &mut self.rss[..n]);
             let (ok, hdr, rss, nh) = (
                 &self.ok[..n],
                 &self.hdr[..n],
@@ -470,6 +469,11 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
         self.keep.clear();
         self.free.clear();
         self.qin.clear();
+        if self.router.is_none() && full {
+            // The queue's timestamps (the path into the queue below), in one pass.
+            self.layout
+                .ts_batch(&self.pool, &self.bufs, &mut self.ts[..n]);
+        }
         // Split the batch without a branch per packet (whether a destination has a route is
         // data): each handle is written at the end of both lists as its raw index, and only
         // the list it belongs to grows.
@@ -503,12 +507,13 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
         if let (None, Some(q)) = (&self.router, &mut self.queue) {
             // The file-table data plane into the output queue: no per-packet choice of
             // rewrite or destination; one pass builds the queue's input.
-            let (layout, link, ql) = (&self.layout, self.link, &mut q.link);
-            let (nhs, lens, hdr, rss) = (
+            let (link, ql) = (self.link, &mut q.link);
+            let (nhs, lens, hdr, rss, tss) = (
                 &self.nh[..n],
                 &self.lens[..n],
                 &self.hdr[..n],
                 &self.rss[..n],
+                &self.ts[..n],
             );
             let fwd = self.fwd_raw[..kf].iter().zip(&self.fwd_idx[..kf]);
             self.qin.extend(fwd.map(|(&r, &i)| {
@@ -517,13 +522,12 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
                 let mut b = unsafe { Buf::from_raw(pool, r) };
                 let (len, h) = (lens[i], &hdr[i]);
                 forward_rewrite(link, &mut pool.data_mut(&mut b)[..len as usize], h, nhs[i]);
-                let ts = layout.ts_ns(pool, &b, i);
                 QPkt {
                     buf: ql.park(b),
                     len,
                     flow: rss[i],
                     pair: h.src_dst,
-                    ts,
+                    ts: tss[i],
                 }
             }));
             general = 0;
