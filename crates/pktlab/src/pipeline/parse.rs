@@ -267,7 +267,7 @@ fn parse_general(link: LinkKind, d: &[u8]) -> Result<Hdr, Verdict> {
 /// destination MAC (source `02:00:00:00:00:00`, the router's port): the file-table data
 /// plane, whose next hops are numbers. The router ([`super::fib`]) calls [`ttl_rewrite`] and
 /// writes its neighbours' MACs instead.
-#[inline]
+#[inline(always)]
 pub fn forward_rewrite(link: LinkKind, d: &mut [u8], h: &Hdr, nh: u32) {
     ttl_rewrite(d, h);
     if link == LinkKind::Ethernet {
@@ -279,7 +279,7 @@ pub fn forward_rewrite(link: LinkKind, d: &mut [u8], h: &Hdr, nh: u32) {
 
 /// Decrements the TTL (IPv4, RFC 1624 eqn. 3 checksum update) or the hop limit (IPv6) of a
 /// packet `parse` accepted.
-#[inline]
+#[inline(always)]
 pub fn ttl_rewrite(d: &mut [u8], h: &Hdr) {
     let l3 = h.l3 as usize;
     if h.v6 {
@@ -287,16 +287,23 @@ pub fn ttl_rewrite(d: &mut [u8], h: &Hdr) {
     } else {
         // One bounds check for the header's first 12 bytes (parse saw ≥ 20).
         let ip: &mut [u8; 12] = (&mut d[l3..l3 + 12]).try_into().expect("12 bytes");
-        let (ttl, proto) = (ip[8], ip[9]);
-        let m = u16::from_be_bytes([ttl, proto]);
-        let m2 = u16::from_be_bytes([ttl - 1, proto]);
+        let ttl = ip[8];
         let hc = u16::from_be_bytes([ip[10], ip[11]]);
-        let mut s = (!hc) as u32 + (!m) as u32 + m2 as u32;
-        s = (s & 0xffff) + (s >> 16);
-        s = (s & 0xffff) + (s >> 16);
         ip[8] = ttl - 1;
-        [ip[10], ip[11]] = (!(s as u16)).to_be_bytes();
+        [ip[10], ip[11]] = ttl_checksum(hc).to_be_bytes();
     }
+}
+
+/// The IPv4 header checksum after the TTL (≥ 2) drops by one, from the checksum `hc` before:
+/// RFC 1624 eqn. 3, `HC' = ~(~HC + ~m + m')`, with `m` the 16-bit word (TTL, protocol) and
+/// `m' = m − 0x0100`. Whatever the protocol byte, `~m + m'` is 0xfeff as a plain sum
+/// (`m ≥ 0x0200`, so no borrow), so neither word is read.
+#[inline(always)]
+fn ttl_checksum(hc: u16) -> u16 {
+    let mut s = (!hc) as u32 + 0xfeff;
+    s = (s & 0xffff) + (s >> 16);
+    s = (s & 0xffff) + (s >> 16);
+    !(s as u16)
 }
 
 #[cfg(test)]
@@ -454,6 +461,31 @@ mod tests {
         let crash = b"\x2f\xc2\x05\x24\x00\x00\x00\x01\x02\x00\x00\xfa\x81\x00\x02\xf5\x81\x00\x00\xfa\x81\x00\x02\xf5\x81\x00\x00\x01\x88\x64\x11\x00\x3d\x6d\x00\x26\x00\x21\x45\x00\x00\x24\x44\x64\x00\x00\x7f\x11\x2f\xc2\x05\x24\x8d\xe4\x42\x16\xf2\x84\xd6\x97\xc3\x51\x00\x10\x17\x0a\x13\x37\xca\xfe\x00\x00\x00\x00";
         assert_eq!(flow_key(Linktype::ETHERNET, crash), None);
         assert_eq!(parse(LinkKind::Ethernet, crash), Err(Verdict::NonIp));
+    }
+
+    /// The constant form of eqn. 3 is eqn. 3 with the (TTL, protocol) words, bit for bit, for
+    /// every checksum, every forwardable TTL and every protocol.
+    #[test]
+    fn ttl_checksum_is_eqn_3() {
+        for ttl in 2..=255u8 {
+            for proto in [0u8, 1, 6, 17, 41, 58, 0x80, 0xff] {
+                let m = u16::from_be_bytes([ttl, proto]);
+                let m2 = u16::from_be_bytes([ttl - 1, proto]);
+                for hc in (0..=u16::MAX)
+                    .step_by(7)
+                    .chain([0, 1, 0xfeff, 0xff00, u16::MAX])
+                {
+                    let mut s = (!hc) as u32 + (!m) as u32 + m2 as u32;
+                    s = (s & 0xffff) + (s >> 16);
+                    s = (s & 0xffff) + (s >> 16);
+                    assert_eq!(
+                        ttl_checksum(hc),
+                        !(s as u16),
+                        "ttl {ttl} proto {proto} hc {hc}"
+                    );
+                }
+            }
+        }
     }
 
     proptest! {
