@@ -474,27 +474,37 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
             self.layout
                 .ts_batch(&self.pool, &self.bufs, &mut self.ts[..n]);
         }
+        // A port may hand in any `Buf`: one of another pool must not be rebuilt as one of
+        // this pool below (checked for the whole batch in one pass).
+        assert!(
+            self.pool.owns_all(&self.bufs),
+            "rx port returned a buffer of another pool"
+        );
         // Split the batch without a branch per packet (whether a destination has a route is
-        // data): each handle is written at the end of both lists as its raw index, and only
-        // the list it belongs to grows.
-        let (mut kf, mut kd) = (0, 0);
+        // data): each handle's raw index is written at the end of both lists, and only the
+        // list it belongs to grows.
+        let (mut kf, mut kd, mut no_route) = (0, 0, 0);
+        let (fwd_raw, fwd_idx, drop_raw) = (
+            &mut self.fwd_raw[..n],
+            &mut self.fwd_idx[..n],
+            &mut self.drop_raw[..n],
+        );
         let verdicts = self.ok[..n].iter().zip(&self.nh[..n]);
-        for (i, (b, (&ok, &nh))) in self.bufs.drain(..).zip(verdicts).enumerate() {
-            c.no_route += (ok & (nh == 0)) as u64;
+        for (i, (b, (&ok, &nh))) in self.bufs.iter().zip(verdicts).enumerate() {
+            no_route += (ok & (nh == 0)) as u64;
             let fwd = ok & (nh != 0);
-            // A port may hand in any `Buf`: one of another pool must not be rebuilt as one of
-            // this pool below.
-            assert!(
-                self.pool.owns(&b),
-                "rx port returned a buffer of another pool"
-            );
-            let r = b.into_raw();
-            self.fwd_raw[kf] = r;
-            self.fwd_idx[kf] = i as u32;
-            self.drop_raw[kd] = r;
+            let r = b.index();
+            fwd_raw[kf] = r;
+            fwd_idx[kf] = i as u32;
+            drop_raw[kd] = r;
             kf += fwd as usize;
             kd += !fwd as usize;
         }
+        c.no_route += no_route;
+        // The handles are given up for their raw indices (`Buf` has no drop glue: clearing
+        // does what `into_raw` does).
+        const _: () = assert!(!std::mem::needs_drop::<Buf>());
+        self.bufs.clear();
         let pool = &*self.pool;
         self.free.extend(self.drop_raw[..kd].iter().map(|&r| {
             // SAFETY: every raw index taken above is of a handle of `self.pool` (asserted)
