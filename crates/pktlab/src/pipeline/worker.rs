@@ -386,29 +386,32 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
     /// Not inlined, so that profilers see the stage as one function (`tools/forward_cost.py`).
     #[inline(never)]
     fn parse_batch(&mut self) {
-        let c = &mut self.counters;
+        let n = self.bufs.len();
         let (pool, layout, link) = (&*self.pool, &self.layout, self.link);
-        let outs = self
-            .lens
+        layout.data_len_batch(pool, &self.bufs, &mut self.lens[..n]);
+        // Drops by cause (`Verdict as usize`), added to the counters once per batch.
+        let mut drops = [0u64; 4];
+        let outs = self.ok[..n]
             .iter_mut()
-            .zip(self.ok.iter_mut())
-            .zip(self.nh.iter_mut().zip(self.hdr.iter_mut()));
-        for (i, (b, ((len_o, ok_o), (nh_o, hdr_o)))) in self.bufs.iter().zip(outs).enumerate() {
-            let len = layout.data_len(pool, b, i) as usize;
-            *len_o = len as u16;
-            *ok_o = false;
+            .zip(self.nh[..n].iter_mut().zip(&mut self.hdr[..n]));
+        for ((b, &len), (ok_o, (nh_o, hdr_o))) in self.bufs.iter().zip(&self.lens[..n]).zip(outs) {
             *nh_o = 0;
-            match parse(link, &pool.data(b)[..len]) {
+            match parse(link, &pool.data(b)[..len as usize]) {
                 Ok(h) => {
                     *hdr_o = h;
                     *ok_o = true;
                 }
-                Err(Verdict::NonIp) => c.non_ip += 1,
-                Err(Verdict::Malformed) => c.malformed += 1,
-                Err(Verdict::Checksum) => c.checksum += 1,
-                Err(Verdict::Ttl) => c.ttl += 1,
+                Err(v) => {
+                    *ok_o = false;
+                    drops[v as usize] += 1;
+                }
             }
         }
+        let c = &mut self.counters;
+        c.non_ip += drops[Verdict::NonIp as usize];
+        c.malformed += drops[Verdict::Malformed as usize];
+        c.checksum += drops[Verdict::Checksum as usize];
+        c.ttl += drops[Verdict::Ttl as usize];
     }
 
     #[inline]
