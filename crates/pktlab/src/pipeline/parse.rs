@@ -152,18 +152,17 @@ fn csum_fold(b: &[u8]) -> u16 {
 }
 
 /// Whether a 20-byte IPv4 header's checksum verifies (its one's-complement sum is 0xffff),
-/// summed as five 32-bit native-endian words and folded: the one's-complement sum does not
-/// depend on the word size or the byte order it is taken in (RFC 1071 §2 (A)–(C)), and the
-/// target 0xffff reads the same in either order.
+/// summed as five 32-bit native-endian words: the one's-complement sum does not depend on the
+/// word size or the byte order it is taken in (RFC 1071 §2 (A)–(C)), and the target 0xffff
+/// reads the same in either order. Folding the carries (end-around) keeps the sum's residue
+/// modulo 0xffff and gives a value in 1..=0xffff for any non-zero sum, so the folded sum is
+/// 0xffff exactly when the plain sum is a non-zero multiple of 0xffff: one remainder by a
+/// constant instead of four folds.
 #[inline(always)]
 fn csum20_ok(h: &[u8; 20]) -> bool {
     let w = |i: usize| u32::from_ne_bytes([h[i], h[i + 1], h[i + 2], h[i + 3]]) as u64;
-    let mut s = w(0) + w(4) + w(8) + w(12) + w(16);
-    s = (s & 0xffff_ffff) + (s >> 32);
-    s = (s & 0xffff) + (s >> 16);
-    s = (s & 0xffff) + (s >> 16);
-    s = (s & 0xffff) + (s >> 16);
-    s == 0xffff
+    let s = w(0) + w(4) + w(8) + w(12) + w(16);
+    s.is_multiple_of(0xffff) && s != 0
 }
 
 /// The common case, untagged IPv4 with a 20-byte header over Ethernet, read from one
@@ -172,7 +171,8 @@ fn csum20_ok(h: &[u8; 20]) -> bool {
 #[inline(always)]
 fn parse_eth_v4(d: &[u8]) -> Option<Result<Hdr, Verdict>> {
     let f: &[u8; 34] = d.get(..34)?.try_into().ok()?;
-    if f[12] != 0x08 || f[13] != 0x00 || f[14] != 0x45 {
+    // EtherType 0x0800, version 4 and IHL 5 in one compare.
+    if u32::from_be_bytes([f[12], f[13], f[14], f[15]]) >> 8 != 0x08_00_45 {
         return None;
     }
     let ip: &[u8; 20] = f[14..34].try_into().ok()?;
@@ -347,6 +347,32 @@ mod tests {
                 prop_assert!(csum20_ok(&h));
             }
         }
+    }
+
+    /// The remainder test at the edges: a zero sum (folds to 0), sums that are multiples of
+    /// 0xffff (all ones; a single 0xffff word) and their neighbours.
+    #[test]
+    fn csum20_edges() {
+        let mut h = [0u8; 20];
+        assert!(!csum20_ok(&h));
+        assert_eq!(csum_fold(&h), 0);
+        h[3] = 1;
+        assert_eq!(csum20_ok(&h), csum_fold(&h) == 0xffff);
+        for (a, b) in [(0xffu8, 0xffu8), (0xff, 0xfe), (0xfe, 0xff), (0x80, 0x00)] {
+            for at in [0, 2, 10, 18] {
+                let mut h = [0u8; 20];
+                h[at] = a;
+                h[at + 1] = b;
+                assert_eq!(csum20_ok(&h), csum_fold(&h) == 0xffff, "{a:x}{b:x} at {at}");
+            }
+            let h = [a; 20];
+            assert_eq!(csum20_ok(&h), csum_fold(&h) == 0xffff, "all {a:x}");
+        }
+        assert!(csum20_ok(&[0xff; 20]));
+        let mut h = [0u8; 20];
+        h[6] = 0xff;
+        h[7] = 0xff;
+        assert!(csum20_ok(&h));
     }
 
     proptest! {
