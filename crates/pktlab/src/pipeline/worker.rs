@@ -9,7 +9,7 @@
 
 use super::fib::{rewrite_macs, AdjTable, Probes};
 use super::nhcache::{with_cache, AnyCache, NextHopCache};
-use super::parse::{forward_rewrite, parse, ttl_rewrite, Hdr, LinkKind, Verdict};
+use super::parse::{forward_rewrite, parse_into, ttl_rewrite, Hdr, LinkKind, Verdict};
 use super::queue::{OutQueue, QPkt};
 use super::{Counters, Stages};
 use crate::flowcache::Policy;
@@ -396,11 +396,8 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
             .zip(self.nh[..n].iter_mut().zip(&mut self.hdr[..n]));
         for ((b, &len), (ok_o, (nh_o, hdr_o))) in self.bufs.iter().zip(&self.lens[..n]).zip(outs) {
             *nh_o = 0;
-            match parse(link, &pool.data(b)[..len as usize]) {
-                Ok(h) => {
-                    *hdr_o = h;
-                    *ok_o = true;
-                }
+            match parse_into(link, &pool.data(b)[..len as usize], hdr_o) {
+                Ok(()) => *ok_o = true,
                 Err(v) => {
                     *ok_o = false;
                     drops[v as usize] += 1;
