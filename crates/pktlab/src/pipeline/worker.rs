@@ -391,11 +391,8 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
         layout.data_len_batch(pool, &self.bufs, &mut self.lens[..n]);
         // Drops by cause (`Verdict as usize`), added to the counters once per batch.
         let mut drops = [0u64; 4];
-        let outs = self.ok[..n]
-            .iter_mut()
-            .zip(self.nh[..n].iter_mut().zip(&mut self.hdr[..n]));
-        for ((b, &len), (ok_o, (nh_o, hdr_o))) in self.bufs.iter().zip(&self.lens[..n]).zip(outs) {
-            *nh_o = 0;
+        let outs = self.ok[..n].iter_mut().zip(&mut self.hdr[..n]);
+        for ((b, &len), (ok_o, hdr_o)) in self.bufs.iter().zip(&self.lens[..n]).zip(outs) {
             match parse_into(link, &pool.data(b)[..len as usize], hdr_o) {
                 Ok(()) => *ok_o = true,
                 Err(v) => {
@@ -429,6 +426,10 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
                 &mut self.nh[..n],
             );
             with_cache!(fc, x => cache_lookup(x, epoch, ok, hdr, rss, nh));
+        } else {
+            // No cache: every valid packet is a miss. (A packet's `nh` is read only if it is
+            // valid; the lookup writes those of the valid packets.)
+            self.nh[..n].fill(0);
         }
         // 3. The misses, looked up together per family.
         // Branch-free collection: every index is written at the end of the list, which grows
