@@ -243,9 +243,7 @@ pub(crate) fn read_fields<const S: usize, const N: usize, T>(
 ) {
     assert_eq!(out.len(), n, "one output per buffer");
     if S == 0 || off + N > S {
-        for o in out.iter_mut() {
-            *o = f([0; N]);
-        }
+        out.fill_with(|| f([0; N]));
         return;
     }
     for (r, o) in recs[..n * S].chunks_exact(S).zip(out.iter_mut()) {
