@@ -442,16 +442,21 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
             k += (ok & (nh == 0)) as usize;
         }
         let (mut k4, mut k6) = (0, 0);
-        for &i in &miss[..k] {
-            let h = &self.hdr[i as usize];
-            if h.v6 {
-                self.m6[k6] = i;
-                self.a6[k6] = h.dst;
-                k6 += 1;
-            } else {
-                self.m4[k4] = i;
-                self.a4[k4] = h.dst as u32;
-                k4 += 1;
+        {
+            let hdr = &self.hdr[..n];
+            let (m4, a4) = (&mut self.m4[..n], &mut self.a4[..n]);
+            let (m6, a6) = (&mut self.m6[..n], &mut self.a6[..n]);
+            for &i in &miss[..k] {
+                let h = &hdr[i as usize];
+                if h.v6 {
+                    m6[k6] = i;
+                    a6[k6] = h.dst;
+                    k6 += 1;
+                } else {
+                    m4[k4] = i;
+                    a4[k4] = h.dst as u32;
+                    k4 += 1;
+                }
             }
         }
         let (m4, m6) = (&self.m4[..k4], &self.m6[..k6]);
