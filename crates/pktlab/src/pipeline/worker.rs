@@ -513,9 +513,10 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
         self.bufs.clear();
         let pool = &*self.pool;
         self.free.extend(self.drop_raw[..kd].iter().map(|&r| {
-            // SAFETY: every raw index taken above is of a handle of `self.pool` (asserted)
-            // and is in exactly one of the two live prefixes (`drop_raw[..kd]`,
-            // `fwd_raw[..kf]`), so each is rebuilt exactly once.
+            // SAFETY: every raw index taken above is of a handle of `self.pool` (asserted),
+            // the handles themselves are gone (`bufs` cleared), and each index is in exactly
+            // one of the two live prefixes (`drop_raw[..kd]`, `fwd_raw[..kf]`), so each is
+            // rebuilt exactly once.
             unsafe { Buf::from_raw(pool, r) }
         }));
         // Packets `fwd_*[..general]` take the general loop below (router, or no queue).
