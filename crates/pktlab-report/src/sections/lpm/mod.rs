@@ -164,8 +164,9 @@ fn variant_notes(b: &mut Body, names: &[String], rr: &[AlgoBench], prefixes: usi
         mib("poptrie16-leafvec"),
     ) {
         b.notes.push(format!(
-            "Poptrie16-basic and poptrie18-basic, the two variants the paper has faster than poptrie0 and poptrie16-leafvec, gain less here or fall behind, and that is the machine, not noise: they store a 2-byte leaf for every slot without leafvec, {b16:.1} and {b18:.1} MiB here (the paper: 23.6 and 9.4) against {p0:.1} MiB for poptrie0 and {l16:.1} MiB for poptrie16-leafvec. They execute the fewest instructions per lookup, but a random lookup finds their leaf beyond the per-core L2 where the compact variants mostly stay inside it (this CPU: {}). Per lookup on the paper's caches (32 KiB L1d, 8 MiB last level), cachegrind counts poptrie16-basic at a third of poptrie0's instructions, and with an L2-sized last level (1 MiB) the basic variants miss it on 0.57–0.77 of lookups against poptrie0's 0.05 (tools/lpm_cachegrind.sh; counts in docs/results/lpm.md). On 4 KiB pages such a lookup also misses the TLB (its reach is a few MiB; a miss walks two page tables in a virtual machine), and poptrie16-basic ran at 0.85–1.01× poptrie0 in three quick runs; on huge pages (these builds) it ran at 1.05–1.11× poptrie0 in three quick runs, the paper's direction though by less than its 1.36× (this run: poptrie16-basic {:.1}, poptrie0 {:.1}, poptrie18-basic {:.1}, poptrie16-leafvec {:.1} Mlps).",
+            "Poptrie16-basic and poptrie18-basic, the two variants the paper has faster than poptrie0 and poptrie16-leafvec, gain less here or fall behind, and that is the machine, not noise: they store a 2-byte leaf for every slot without leafvec, {b16:.1} and {b18:.1} MiB here (the paper: 23.6 and 9.4) against {p0:.1} MiB for poptrie0 and {l16:.1} MiB for poptrie16-leafvec. They execute the fewest instructions per lookup, but a random lookup finds their leaf beyond the per-core L2 where the compact variants mostly stay inside it (this CPU: {}). Per lookup on the paper's caches (32 KiB L1d, 8 MiB last level), cachegrind counts poptrie16-basic at a third of poptrie0's instructions, and with an L2-sized last level (1 MiB) the basic variants miss it on 0.57–0.77 of lookups against poptrie0's 0.05 (tools/lpm_cachegrind.sh; counts in docs/results/lpm.md). On 4 KiB pages such a lookup also misses the TLB (its reach is a few MiB; a miss walks two page tables in a virtual machine; docs/results/lpm.md compares 4 KiB and huge pages). These builds are on huge pages, where this run has poptrie16-basic at {:.2}× poptrie0 (the paper: 1.36×; medians: poptrie16-basic {:.1}, poptrie0 {:.1}, poptrie18-basic {:.1}, poptrie16-leafvec {:.1} Mlps).",
             crate::machine::caches(),
+            mlps("poptrie16-basic").unwrap_or(f64::NAN) / mlps("poptrie0").unwrap_or(f64::NAN),
             mlps("poptrie16-basic").unwrap_or(f64::NAN),
             mlps("poptrie0").unwrap_or(f64::NAN),
             mlps("poptrie18-basic").unwrap_or(f64::NAN),
@@ -231,17 +232,21 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         algos: names.clone(),
         ..TableSpec::default()
     };
-    // Interleaved rounds: every round times each structure once (see `bench`). Many short
-    // rounds rather than a few long ones: a round that the host slowed weighs 1/25 of the
-    // median instead of 1/3, and the sign test over 25 paired rounds separates two structures
-    // at 18 of 25 (p = 0.02), where a few rounds rest on their ranges alone. The full size's
-    // 9 rounds are 16× longer each, so every one of them already spans many of the host's
-    // speed phases. Every round builds each structure afresh (`rebuild`), so the rounds
-    // also sample its memory layouts rather than repeat one: a verdict from rounds of a single
-    // build holds for that build's layout only. (Three quick runs with one build each had a
-    // pair 21 of 25 rounds one way in one run and tied in the two others.)
-    let lookups = ctx.pick(1u64 << 16, 1 << 20, 1 << 24);
-    let runs = ctx.pick(3, 25, 9);
+    // Interleaved rounds: every round times each structure once (see `bench`), so a phase of
+    // host noise between rounds hits every structure of a round alike, and the rank-sum test
+    // over 15 rounds against 15 separates two structures whose rounds mostly do not overlap.
+    // Each round is long (2^23 lookups, ≈ 0.1 s per structure): a timed run starts with the
+    // caches holding the previous structure's lines, and at 2^20 lookups (≈ 15 ms) that refill
+    // and the host's millisecond-scale noise are a large share of the run. On this harness
+    // (RouteViews 2014, random traffic, AMD EPYC guest) 2^20-lookup rounds spread by
+    // 16–45 % (interquartile range ÷ median) and put SAIL at 0.97–1.28 × Tree BitMap over nine
+    // runs of 25 rounds, a pair at the 10 % margin that flipped verdicts between runs;
+    // 2^23-lookup rounds spread by 7–21 % and put it at 1.03 in two runs, the steady state the
+    // paper's long runs measure. Every round builds each structure afresh (`rebuild`), so the
+    // rounds also sample its memory layouts rather than repeat one: a verdict from rounds of a
+    // single build holds for that build's layout only.
+    let lookups = ctx.pick(1u64 << 16, 1 << 23, 1 << 24);
+    let runs = ctx.pick(3, 15, 9);
     // Single timed lookups for the by-depth figure, cut into `runs` slices: 2^20 at both
     // sizes, so each kept depth has ≥ 1,000 of them and a round's p95 at that depth
     // rests on ≥ 1,000 / runs.
