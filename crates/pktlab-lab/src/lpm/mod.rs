@@ -6,9 +6,11 @@
 //! xor128 with his published seed, generated on the fly inside the timed loop.
 //!
 //! Files: `mod.rs` (tables, loading, traffic), `bench.rs` (lookup rate, by-depth costs,
-//! updates under a reader), `verify.rs` (every algorithm against the oracle).
+//! updates under a reader), `join.rs` (blocks of rounds taken at different moments joined
+//! into one result), `verify.rs` (every algorithm against the oracle).
 
 mod bench;
+mod join;
 #[cfg(test)]
 mod tests;
 mod verify;

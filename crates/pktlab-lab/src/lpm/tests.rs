@@ -127,3 +127,40 @@ fn verify_with_updates_reaches_the_fresh_build() {
     assert!(u.stats_equal_fresh_build);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Joined blocks keep every round in block order, recompute the medians over all of them and
+/// refuse blocks that measured something else.
+#[test]
+fn join_concatenates_rounds_and_recomputes_medians() {
+    let cfg = |runs, traffic: &str| BenchConfig {
+        table: spec(3000),
+        traffic: traffic.into(),
+        lookups: 20_000,
+        runs,
+        ..BenchConfig::default()
+    };
+    let a = bench(&cfg(3, "random"), &Silent).unwrap();
+    let b = bench(&cfg(2, "random"), &Silent).unwrap();
+    let rounds: Vec<Vec<f64>> = a
+        .results
+        .iter()
+        .zip(&b.results)
+        .map(|(x, y)| [x.runs_oncpu_mlps.clone(), y.runs_oncpu_mlps.clone()].concat())
+        .collect();
+    let j = BenchResult::join(vec![a, b]).unwrap();
+    assert_eq!(j.runs, 5);
+    for (r, all) in j.results.iter().zip(&rounds) {
+        assert_eq!(&r.runs_oncpu_mlps, all);
+        assert_eq!(r.runs_mlps.len(), 5);
+        let mut s = all.clone();
+        s.sort_by(f64::total_cmp);
+        assert_eq!(r.mlps_oncpu, s[2], "the median of the five rounds");
+    }
+    let other = bench(&cfg(1, "prefixes"), &Silent).unwrap();
+    let again = bench(&cfg(1, "random"), &Silent).unwrap();
+    let e = BenchResult::join(vec![again, other])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("block 2 measured something else"), "{e}");
+    assert!(BenchResult::join(Vec::new()).is_err());
+}

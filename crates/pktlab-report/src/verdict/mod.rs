@@ -377,10 +377,27 @@ fn span(v: &[f64]) -> String {
     format!("{}–{} ({} rounds)", fmt(a), fmt(b), v.len())
 }
 
-/// Judges the rows of a comparison under `rule`; `reference` names the reference column in
-/// the reason (`paper`, `Che model`).
-pub fn judge(rows: &[CmpRow], rule: Rule, reference: &str) -> Verdict {
-    let both: Vec<(&str, f64, Vec<f64>)> = rows
+/// A row with both numbers: its label, the published value and our series (its rounds, or
+/// the one value).
+type Judged<'a> = (&'a str, f64, Vec<f64>);
+
+/// The orderings a comparison's reference shows, and how ours orders each.
+struct Ranking<'a> {
+    /// The rows with both a published number and ours.
+    both: Vec<Judged<'a>>,
+    /// (index of the higher published row in `both`, of the lower, how ours orders them),
+    /// Holm-corrected over the timed pairs ([`family_order`]).
+    pairs: Vec<(usize, usize, PairOrder)>,
+    /// Published pairs of timed rows less than [`MARGIN`] apart, left unranked.
+    unranked_close: usize,
+    /// Pairs with at least one timed row (the Holm family's size).
+    tested: usize,
+}
+
+/// Ranks the rows of a comparison under `rule`: the pairs the reference separates (by at least
+/// the rule's `tie`, and [`MARGIN`] for timed rows), each ordered by ours.
+fn rank(rows: &[CmpRow], rule: Rule) -> Ranking<'_> {
+    let both: Vec<Judged> = rows
         .iter()
         .filter_map(|r| match (r.published, r.ours) {
             (Some(p), Some(o)) if p.is_finite() && o.is_finite() => {
@@ -394,47 +411,84 @@ pub fn judge(rows: &[CmpRow], rule: Rule, reference: &str) -> Verdict {
             _ => None,
         })
         .collect();
-    if both.is_empty() {
-        return Verdict::no_reference("no row has both a published number and ours");
-    }
     let tie = match rule {
         Rule::Values { tie, .. } | Rule::Ordering { tie } => tie,
     };
-    // Orderings the paper shows, and those ours inverts or cannot separate.
-    let mut ranked = 0;
     let mut unranked_close = 0;
-    let mut pairs = Vec::new();
-    let mut inverted = Vec::new();
-    let mut ties = Vec::new();
+    let mut idx = Vec::new();
     for i in 0..both.len() {
         for j in i + 1..both.len() {
             let (hi, lo) = if both[i].1 > both[j].1 {
-                (&both[i], &both[j])
+                (i, j)
             } else {
-                (&both[j], &both[i])
+                (j, i)
             };
             // A timed pair is an ordering only where the published values are at least
             // MARGIN apart: the same margin below which ours count as a tie. The paper gives
             // one number per structure, without its spread, so a smaller published gap is no
             // more a finding than ours would be.
-            let timed = hi.2.len() > 1 && lo.2.len() > 1;
-            if close(hi.1, lo.1, tie) {
+            let (h, l) = (&both[hi], &both[lo]);
+            let timed = h.2.len() > 1 && l.2.len() > 1;
+            if close(h.1, l.1, tie) {
                 continue;
             }
-            if timed && close(hi.1, lo.1, MARGIN) {
+            if timed && close(h.1, l.1, MARGIN) {
                 unranked_close += 1;
                 continue;
             }
-            ranked += 1;
-            pairs.push((hi, lo));
+            idx.push((hi, lo));
         }
     }
-    let series: Vec<(&[f64], &[f64])> = pairs.iter().map(|(h, l)| (&h.2[..], &l.2[..])).collect();
-    let tested = pairs
+    let series: Vec<(&[f64], &[f64])> = idx
         .iter()
-        .filter(|(h, l)| h.2.len() > 1 || l.2.len() > 1)
+        .map(|&(h, l)| (&both[h].2[..], &both[l].2[..]))
+        .collect();
+    let tested = series
+        .iter()
+        .filter(|(h, l)| h.len() > 1 || l.len() > 1)
         .count();
-    for ((hi, lo), order) in pairs.iter().zip(family_order(&series)) {
+    let pairs = idx
+        .iter()
+        .zip(family_order(&series))
+        .map(|(&(h, l), o)| (h, l, o))
+        .collect();
+    Ranking {
+        both,
+        pairs,
+        unranked_close,
+        tested,
+    }
+}
+
+/// The orderings of `rows` that ours inverts beyond noise under `rule`, as (the row the
+/// reference ranks higher, the row it ranks lower): the pairs [`judge`] names as inverted.
+pub fn inverted(rows: &[CmpRow], rule: Rule) -> Vec<(String, String)> {
+    let r = rank(rows, rule);
+    r.pairs
+        .iter()
+        .filter(|p| p.2 == PairOrder::Inverted)
+        .map(|&(h, l, _)| (r.both[h].0.to_string(), r.both[l].0.to_string()))
+        .collect()
+}
+
+/// Judges the rows of a comparison under `rule`; `reference` names the reference column in
+/// the reason (`paper`, `Che model`).
+pub fn judge(rows: &[CmpRow], rule: Rule, reference: &str) -> Verdict {
+    let Ranking {
+        both,
+        pairs,
+        unranked_close,
+        tested,
+    } = rank(rows, rule);
+    if both.is_empty() {
+        return Verdict::no_reference("no row has both a published number and ours");
+    }
+    // Orderings the paper shows, and those ours inverts or cannot separate.
+    let ranked = pairs.len();
+    let mut inverted = Vec::new();
+    let mut ties = Vec::new();
+    for &(h, l, order) in &pairs {
+        let (hi, lo) = (&both[h], &both[l]);
         let text = format!(
             "{reference} {} > {} ({} vs {}), ours {} vs {}",
             hi.0,

@@ -419,3 +419,35 @@ fn recorded_thread_scaling_reproduces_pooled() {
     low[6] = ("dir24_8", &all_low);
     assert_eq!(at_least(&low, 1.8, "×").kind, Kind::Differs);
 }
+
+/// `inverted` names exactly the pairs `judge` calls inverted: of three timed rows the paper
+/// ranks a > b > c, ours has c 20 % above b (inverted), a 20 % above b (held) and a and c
+/// within the margin (a tie, so not named).
+#[test]
+fn inverted_names_the_pairs_judge_inverts() {
+    let base: Vec<f64> = (0..9).map(|i| 50.0 + i as f64).collect();
+    let timed = |label: &str, published: f64, k: f64| {
+        CmpRow::timed(label, Some(published), base.iter().map(|v| v * k).collect())
+    };
+    let rows = vec![
+        timed("a", 300.0, 1.2),
+        timed("b", 200.0, 1.0),
+        timed("c", 100.0, 1.22),
+    ];
+    let rule = Rule::Ordering { tie: 0.03 };
+    assert_eq!(
+        inverted(&rows, rule),
+        vec![("b".to_string(), "c".to_string())]
+    );
+    let v = judge(&rows, rule, "paper");
+    assert_eq!(v.kind, Kind::Differs, "{v:?}");
+    assert!(v.why.starts_with("1 of 3 orderings inverted"), "{}", v.why);
+    assert!(v.why.contains("paper b > c"), "{}", v.why);
+    // With ours in the paper's order nothing is named.
+    let held = vec![
+        timed("a", 300.0, 1.5),
+        timed("b", 200.0, 1.2),
+        timed("c", 100.0, 1.0),
+    ];
+    assert!(inverted(&held, rule).is_empty());
+}

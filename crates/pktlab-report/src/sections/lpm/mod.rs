@@ -9,10 +9,11 @@ use crate::model::{BarSeries, Body, BoxSeries, BoxStat, CmpRow, Comparison, Figu
 use crate::model::{Cell, Check, Table};
 use crate::verdict::{above, Kind, Rule, Verdict};
 use crate::{Ctx, SectionDef};
-use pktlab_lab::lpm::{bench, AlgoBench, BenchConfig, TableSpec};
+use pktlab_lab::lpm::{bench, AlgoBench, BenchConfig, BenchResult, TableSpec};
 use pktlab_lab::Result;
 
 mod threads;
+mod why;
 
 /// The section.
 pub const SECTION: SectionDef = SectionDef {
@@ -152,36 +153,6 @@ fn tick_rounds(a: &AlgoBench, tsc_hz: Option<f64>) -> Vec<f64> {
     })
 }
 
-/// The reasons for the variant-table differences that are not noise, with this run's numbers:
-/// the two Poptrie "basic" variants with direct pointing, and the radix tree's memory.
-fn variant_notes(b: &mut Body, names: &[String], rr: &[AlgoBench], prefixes: usize) {
-    let mib = |n: &str| find(names, rr, n).map(|a| a.memory_bytes as f64 / (1 << 20) as f64);
-    let mlps = |n: &str| find(names, rr, n).map(rate);
-    if let (Some(b16), Some(b18), Some(p0), Some(l16)) = (
-        mib("poptrie16-basic"),
-        mib("poptrie18-basic"),
-        mib("poptrie0"),
-        mib("poptrie16-leafvec"),
-    ) {
-        b.notes.push(format!(
-            "Poptrie16-basic and poptrie18-basic, the two variants the paper has faster than poptrie0 and poptrie16-leafvec, gain less here or fall behind, and that is the machine, not noise: they store a 2-byte leaf for every slot without leafvec, {b16:.1} and {b18:.1} MiB here (the paper: 23.6 and 9.4) against {p0:.1} MiB for poptrie0 and {l16:.1} MiB for poptrie16-leafvec. They execute the fewest instructions per lookup, but a random lookup finds their leaf beyond the per-core L2 where the compact variants mostly stay inside it (this CPU: {}). Per lookup on the paper's caches (32 KiB L1d, 8 MiB last level), cachegrind counts poptrie16-basic at a third of poptrie0's instructions, and with an L2-sized last level (1 MiB) the basic variants miss it on 0.57–0.77 of lookups against poptrie0's 0.05 (tools/lpm_cachegrind.sh; counts in docs/results/lpm.md). On 4 KiB pages such a lookup also misses the TLB (its reach is a few MiB; a miss walks two page tables in a virtual machine; docs/results/lpm.md compares 4 KiB and huge pages). These builds are on huge pages, where this run has poptrie16-basic at {:.2}× poptrie0 (the paper: 1.36×; medians: poptrie16-basic {:.1}, poptrie0 {:.1}, poptrie18-basic {:.1}, poptrie16-leafvec {:.1} Mlps).",
-            crate::machine::caches(),
-            mlps("poptrie16-basic").unwrap_or(f64::NAN) / mlps("poptrie0").unwrap_or(f64::NAN),
-            mlps("poptrie16-basic").unwrap_or(f64::NAN),
-            mlps("poptrie0").unwrap_or(f64::NAN),
-            mlps("poptrie18-basic").unwrap_or(f64::NAN),
-            mlps("poptrie16-leafvec").unwrap_or(f64::NAN),
-        ));
-    }
-    if let Some(r) = find(names, rr, "radix") {
-        b.notes.push(format!(
-            "The radix tree's memory differs by construction: ours is a binary trie of 12-byte nodes (two 4-byte child indices and a next hop in one array), {} nodes for {prefixes} prefixes, {:.1} bytes per prefix; the paper's radix tree takes 30.47 MiB for a table of the same era and size, about 60 bytes per prefix, as pointer-linked nodes do. So its memory sits below poptrie16-basic's here and above it in the paper: a difference of implementation, which the lookup-rate tables do not share (the radix tree is the slowest in both).",
-            r.internal_nodes,
-            r.memory_bytes as f64 / prefixes.max(1) as f64
-        ));
-    }
-}
-
 fn run(ctx: &Ctx<'_>) -> Result<Body> {
     let mut b = Body::default();
     // The paper's table came from a router with few next hops (leaves aggregate); the
@@ -247,22 +218,57 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     // single build holds for that build's layout only.
     let lookups = ctx.pick(1u64 << 16, 1 << 23, 1 << 24);
     let runs = ctx.pick(3, 15, 9);
-    // Single timed lookups for the by-depth figure, cut into `runs` slices: 2^20 at both
-    // sizes, so each kept depth has ≥ 1,000 of them and a round's p95 at that depth
-    // rests on ≥ 1,000 / runs.
+    // Single timed lookups for the by-depth figure, cut into the first random block's rounds:
+    // 2^20 at both sizes, so each kept depth has ≥ 1,000 of them.
     let depth_samples = ctx.pick(1u64 << 14, 1 << 20, 1 << 20);
-    let random_cfg = BenchConfig {
+    let random_cfg = |runs: usize, by_depth: bool| BenchConfig {
         table: spec.clone(),
         traffic: "random".into(),
         lookups,
         runs,
-        by_depth: true,
+        by_depth,
         depth_samples,
         rebuild: true,
         huge_pages: true,
         ..BenchConfig::default()
     };
-    let random = bench(&random_cfg, ctx.progress)?;
+    // The rounds of both traffics in three blocks each, alternating and spread over the
+    // section (random, Zipf, random, Zipf, the thread-scaling bench, random, Zipf), so that
+    // they sample several of the host's phases: on this guest a phase lasting about a minute
+    // moved the cache-hungry structures more than the compact ones (one run's Zipf block had
+    // Tree BitMap 35 % and Poptrie16 40 % faster than two others, D16R and SAIL 12 %), which
+    // a block of one minute takes whole. The by-depth timings are the first random block's.
+    let prior_names: Vec<String> = PRIOR.iter().map(|p| p.0.to_string()).collect();
+    let zipf_cfg = |runs: usize, by_depth: bool| BenchConfig {
+        table: TableSpec {
+            algos: prior_names.clone(),
+            ..spec.clone()
+        },
+        traffic: ZIPF.into(),
+        lookups,
+        runs,
+        pregen: 1 << 18,
+        by_depth,
+        depth_samples,
+        rebuild: true,
+        huge_pages: true,
+        ..BenchConfig::default()
+    };
+    let blocks = [runs / 3, runs / 3, runs - 2 * (runs / 3)];
+    let mut random_parts = vec![bench(&random_cfg(blocks[0], true), ctx.progress)?];
+    let mut zipf_parts = vec![bench(&zipf_cfg(blocks[0], true), ctx.progress)?];
+    random_parts.push(bench(&random_cfg(blocks[1], false), ctx.progress)?);
+    zipf_parts.push(bench(&zipf_cfg(blocks[1], false), ctx.progress)?);
+    let tflag = if table != "synthetic" {
+        format!("--table {table}")
+    } else {
+        format!("--synthetic-routes {synth_routes}")
+    };
+    let scaled = threads::thread_scaling(ctx, &mut b, &spec, &prior_names, &tflag, nexthops)?;
+    random_parts.push(bench(&random_cfg(blocks[2], false), ctx.progress)?);
+    zipf_parts.push(bench(&zipf_cfg(blocks[2], false), ctx.progress)?);
+    let random = BenchResult::join(random_parts)?;
+    let zipf = BenchResult::join(zipf_parts)?;
     // Huge pages: a table of many MiB read at random costs a TLB miss (two page walks in a
     // virtual machine) per lookup on 4 KiB pages, and how much that costs moves with the
     // host from run to run — three quick runs on 4 KiB pages put poptrie16-basic at 0.85,
@@ -279,28 +285,6 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
             "4 KiB pages: this program's allocator is not pktlab::thp::ThpAllocator (or nothing was large enough to advise)".into()
         },
     ));
-    let prior_names: Vec<String> = PRIOR.iter().map(|p| p.0.to_string()).collect();
-    let zipf_cfg = BenchConfig {
-        table: TableSpec {
-            algos: prior_names.clone(),
-            ..spec.clone()
-        },
-        traffic: ZIPF.into(),
-        lookups,
-        runs,
-        pregen: 1 << 18,
-        by_depth: true,
-        depth_samples,
-        rebuild: true,
-        huge_pages: true,
-        ..BenchConfig::default()
-    };
-    let zipf = bench(&zipf_cfg, ctx.progress)?;
-    let tflag = if table != "synthetic" {
-        format!("--table {table}")
-    } else {
-        format!("--synthetic-routes {synth_routes}")
-    };
     b.commands.push(format!(
         "pktlab lpm bench {tflag} --nexthops {nexthops} --algo {} --traffic random --lookups {lookups} --runs {runs} --rebuild --huge-pages --by-depth --depth-samples {depth_samples} --json",
         names.join(",")
@@ -427,7 +411,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         ));
         b.raw("ris_hash16", &second);
     }
-    variant_notes(&mut b, &names, rr, random.table.prefixes);
+    why::variant_notes(&mut b, &names, rr, random.table.prefixes);
     // Prior work.
     let zr = &zipf.results;
     let prior = |res: &[AlgoBench], nm: &[String], col: usize| {
@@ -452,13 +436,16 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         prior(rr, &names, 0),
         Rule::Ordering { tie: 0.03 },
     ));
+    let real = prior(zr, &prior_names, 1);
+    let real_rule = Rule::Ordering { tie: 0.03 };
+    why::prior_real_note(&mut b, &real, real_rule, &prior_names, zr);
     b.comparisons.push(Comparison::new(
         "lpm-prior-real",
         &format!("Against prior work: the paper's real traffic vs our {ZIPF}"),
         psrc,
         "Mlps",
-        prior(zr, &prior_names, 1),
-        Rule::Ordering { tie: 0.03 },
+        real,
+        real_rule,
     ));
     // A table without prefixes longer than /24 cannot produce the quantity: not measured
     // (never a 0 against the paper's share).
@@ -627,6 +614,13 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         .iter()
         .map(|o| above(o, &worst_rounds(o), BOX_ALGOS[0], &pop))
         .collect();
+    let below: Vec<&str> = BOX_ALGOS[1..]
+        .iter()
+        .zip(&verdicts)
+        .filter(|(_, v)| v.kind == Kind::Differs)
+        .map(|(a, _)| *a)
+        .collect();
+    why::depth_note(&mut b, &names, rr, &depths, &below);
     let kind = if verdicts.iter().any(|v| v.kind == Kind::Differs) {
         Kind::Differs
     } else if verdicts.iter().any(|v| v.kind == Kind::TieWithinNoise) {
@@ -683,11 +677,9 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
             .collect(),
     });
     b.notes.push(format!(
-        "{} lookups per run, median of {runs} interleaved rounds (each round builds every structure afresh, untimed, then times each once, round-robin; every round's value is in results.json), 1 thread, batch 256; cycles per lookup are TSC ticks per on-CPU second divided by the on-CPU rate (the TSC runs at a fixed rate, not the core's current clock); lookup rates are per second of the lookup thread's own CPU time (so time sliced to other processes does not count, though their cache traffic still does), on another CPU than the paper's: compare rankings, not values.",
-        lookups
+        "{} lookups per run, median of {runs} interleaved rounds (each round builds every structure afresh, untimed, then times each once, round-robin; every round's value is in results.json; the rounds of each traffic in three blocks of {}, {} and {}, random and {ZIPF} alternating, the last two after the thread-scaling bench, so that they span the section's minutes; the by-depth timings are the first random block's), 1 thread, batch 256; cycles per lookup are TSC ticks per on-CPU second divided by the on-CPU rate (the TSC runs at a fixed rate, not the core's current clock); lookup rates are per second of the lookup thread's own CPU time (so time sliced to other processes does not count, though their cache traffic still does), on another CPU than the paper's: compare rankings, not values.",
+        lookups, blocks[0], blocks[1], blocks[2]
     ));
-
-    let scaled = threads::thread_scaling(ctx, &mut b, &spec, &prior_names, &tflag, nexthops)?;
     b.raw("random", &random);
     b.raw("zipf", &zipf);
     b.raw("threads", &scaled);
