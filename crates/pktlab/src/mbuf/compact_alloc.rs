@@ -5,7 +5,9 @@
 //! records are contiguous: packet `i` at offset `i × S` of the block.
 
 use super::pool::{Buf, Pool, PoolCache};
-use super::{compact_reads, read_field, write_record, Layout, RxMeta, DATA_ROOM, HEADROOM};
+use super::{
+    compact_reads, read_field, read_fields, write_record, Layout, RxMeta, DATA_ROOM, HEADROOM,
+};
 use std::sync::Arc;
 
 /// Blocks each worker's metadata-pool cache holds.
@@ -25,6 +27,15 @@ impl<const S: usize> CompactAlloc<S> {
     fn rec(&self, i: usize) -> &[u8] {
         match self.block.first() {
             Some(b) => &self.blocks.data(b)[i * S..(i + 1) * S],
+            None => &[],
+        }
+    }
+
+    /// The batch's records (the whole block; none without a block).
+    #[inline(always)]
+    fn recs(&self) -> &[u8] {
+        match self.block.first() {
+            Some(b) => self.blocks.data(b),
             None => &[],
         }
     }

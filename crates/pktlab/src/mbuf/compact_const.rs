@@ -5,7 +5,9 @@
 //! lines that stay hot from one batch to the next.
 
 use super::pool::{Buf, Pool};
-use super::{compact_reads, read_field, write_record, Layout, RxMeta, DATA_ROOM, HEADROOM};
+use super::{
+    compact_reads, read_field, read_fields, write_record, Layout, RxMeta, DATA_ROOM, HEADROOM,
+};
 use std::sync::Arc;
 
 /// Compact metadata of `S` bytes per packet in one reused per-worker region.
@@ -20,6 +22,15 @@ impl<const S: usize> CompactConst<S> {
     fn rec(&self, i: usize) -> &[u8] {
         match &self.block {
             Some(b) => &self.region.data(b)[i * S..(i + 1) * S],
+            None => &[],
+        }
+    }
+
+    /// The batch's records (the whole region; none without a block).
+    #[inline(always)]
+    fn recs(&self) -> &[u8] {
+        match &self.block {
+            Some(b) => self.region.data(b),
             None => &[],
         }
     }

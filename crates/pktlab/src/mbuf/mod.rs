@@ -87,6 +87,34 @@ pub trait Layout: Send + Sized + 'static {
     fn rss(&self, pool: &Pool, buf: &Buf, i: usize) -> u32;
     /// Packet `i`'s receive timestamp.
     fn ts_ns(&self, pool: &Pool, buf: &Buf, i: usize) -> u64;
+    /// The data lengths of a batch's packets `0..bufs.len()`: `out[i]` is
+    /// [`Layout::data_len`] of `bufs[i]`; `out` has one entry per buffer (panics otherwise).
+    /// One pass over the batch: a compact layout reads its records in order, without a
+    /// lookup of its block per packet.
+    #[inline(always)]
+    fn data_len_batch(&self, pool: &Pool, bufs: &[Buf], out: &mut [u16]) {
+        assert_eq!(out.len(), bufs.len(), "one output per buffer");
+        for (i, (b, o)) in bufs.iter().zip(out.iter_mut()).enumerate() {
+            *o = self.data_len(pool, b, i);
+        }
+    }
+    /// The RSS hashes of a batch's packets, as [`Layout::data_len_batch`] for [`Layout::rss`].
+    #[inline(always)]
+    fn rss_batch(&self, pool: &Pool, bufs: &[Buf], out: &mut [u32]) {
+        assert_eq!(out.len(), bufs.len(), "one output per buffer");
+        for (i, (b, o)) in bufs.iter().zip(out.iter_mut()).enumerate() {
+            *o = self.rss(pool, b, i);
+        }
+    }
+    /// The receive timestamps of a batch's packets, as [`Layout::data_len_batch`] for
+    /// [`Layout::ts_ns`].
+    #[inline(always)]
+    fn ts_batch(&self, pool: &Pool, bufs: &[Buf], out: &mut [u64]) {
+        assert_eq!(out.len(), bufs.len(), "one output per buffer");
+        for (i, (b, o)) in bufs.iter().zip(out.iter_mut()).enumerate() {
+            *o = self.ts_ns(pool, b, i);
+        }
+    }
     /// Per-buffer work before the buffer returns to the pool (DPDK's `prefree_seg`).
     fn release(&mut self, pool: &Pool, buf: &mut Buf);
     /// Ends the batch.
@@ -133,9 +161,26 @@ impl std::str::FromStr for MetaKind {
 }
 
 /// The read accessors of a compact layout whose type has `fn rec(&self, i) -> &[u8]`
-/// (packet `i`'s S-byte record): length, RSS hash and timestamp at their record offsets.
+/// (packet `i`'s S-byte record) and `fn recs(&self) -> &[u8]` (the batch's records, packet
+/// `i`'s at `i × S`): length, RSS hash and timestamp at their record offsets, per packet and
+/// for a whole batch in one pass over the records.
 macro_rules! compact_reads {
     () => {
+        #[inline(always)]
+        fn data_len_batch(&self, _pool: &Pool, bufs: &[Buf], out: &mut [u16]) {
+            read_fields::<S, 2, u16>(self.recs(), bufs.len(), 0, out, u16::from_le_bytes);
+        }
+
+        #[inline(always)]
+        fn rss_batch(&self, _pool: &Pool, bufs: &[Buf], out: &mut [u32]) {
+            read_fields::<S, 4, u32>(self.recs(), bufs.len(), 4, out, u32::from_le_bytes);
+        }
+
+        #[inline(always)]
+        fn ts_batch(&self, _pool: &Pool, bufs: &[Buf], out: &mut [u64]) {
+            read_fields::<S, 8, u64>(self.recs(), bufs.len(), 8, out, u64::from_le_bytes);
+        }
+
         #[inline(always)]
         fn data_len(&self, _pool: &Pool, _buf: &Buf, i: usize) -> u16 {
             u16::from_le_bytes(read_field::<S, 2>(self.rec(i), 0))
@@ -184,6 +229,28 @@ pub(crate) fn read_field<const S: usize, const N: usize>(rec: &[u8], off: usize)
     out
 }
 
+/// Field `off` (`N` bytes) of each of the first `n` records of `recs` (records of `S`
+/// bytes, packet `i`'s at `i × S`) into `out[i]`, converted by `f`; 0 for a field the record
+/// has no room for ([`read_field`] per record). Panics unless `out` has `n` entries and
+/// `recs` holds `n` records.
+#[inline(always)]
+pub(crate) fn read_fields<const S: usize, const N: usize, T>(
+    recs: &[u8],
+    n: usize,
+    off: usize,
+    out: &mut [T],
+    f: impl Fn([u8; N]) -> T,
+) {
+    assert_eq!(out.len(), n, "one output per buffer");
+    if S == 0 || off + N > S {
+        out.fill_with(|| f([0; N]));
+        return;
+    }
+    for (r, o) in recs[..n * S].chunks_exact(S).zip(out.iter_mut()) {
+        *o = f(read_field::<S, N>(r, off));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -215,6 +282,19 @@ mod tests {
                 assert_eq!(l.data_len(&pool, b, i), len, "{} S={s}", L::NAME);
                 assert_eq!(l.rss(&pool, b, i), rss, "{} S={s}", L::NAME);
                 assert_eq!(l.ts_ns(&pool, b, i), ts, "{} S={s}", L::NAME);
+            }
+            // The batch readers give the per-packet reads, for the whole batch and a prefix.
+            for n in [64, 37, 0] {
+                let (mut lens, mut rss, mut ts) = (vec![9; n], vec![9; n], vec![9; n]);
+                l.data_len_batch(&pool, &bufs[..n], &mut lens);
+                l.rss_batch(&pool, &bufs[..n], &mut rss);
+                l.ts_batch(&pool, &bufs[..n], &mut ts);
+                for (i, b) in bufs[..n].iter().enumerate() {
+                    let s = L::META_BYTES;
+                    assert_eq!(lens[i], l.data_len(&pool, b, i), "{} S={s} n={n}", L::NAME);
+                    assert_eq!(rss[i], l.rss(&pool, b, i), "{} S={s} n={n}", L::NAME);
+                    assert_eq!(ts[i], l.ts_ns(&pool, b, i), "{} S={s} n={n}", L::NAME);
+                }
             }
             for b in bufs.iter_mut() {
                 l.release(&pool, b);

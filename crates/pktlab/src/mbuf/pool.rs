@@ -302,6 +302,15 @@ impl Pool {
         b.pool == self.id && b.idx < self.count
     }
 
+    /// True if every handle of `bufs` is of this pool ([`Pool::owns`] of each, in one pass
+    /// without an exit per handle).
+    #[inline(always)]
+    pub fn owns_all(&self, bufs: &[Buf]) -> bool {
+        let (id, count) = (self.id, self.count);
+        bufs.iter()
+            .fold(true, |all, b| all & (b.pool == id) & (b.idx < count))
+    }
+
     /// Takes exactly `n` elements from the common list into `out` (all or nothing).
     pub fn take(&self, n: usize, out: &mut Vec<Buf>) -> bool {
         let mut c = self.common.lock().unwrap_or_else(|e| e.into_inner());
@@ -554,6 +563,15 @@ mod tests {
         let small = Pool::new(1, 0, 64, false);
         let mut from_a = Vec::new();
         assert!(a.take(4, &mut from_a));
+        assert!(a.owns_all(&from_a) && a.owns_all(&[]));
+        assert!(!b.owns_all(&from_a) && !small.owns_all(&from_a));
+        // One foreign handle inside a batch is found.
+        let mut one = Vec::new();
+        assert!(b.take(1, &mut one));
+        from_a.insert(2, one.pop().unwrap());
+        assert!(!a.owns_all(&from_a));
+        b.give(from_a.drain(2..3));
+        assert!(a.owns_all(&from_a));
         for x in from_a.iter_mut() {
             assert!(
                 panics(|| {

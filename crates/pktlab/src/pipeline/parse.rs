@@ -152,18 +152,17 @@ fn csum_fold(b: &[u8]) -> u16 {
 }
 
 /// Whether a 20-byte IPv4 header's checksum verifies (its one's-complement sum is 0xffff),
-/// summed as five 32-bit native-endian words and folded: the one's-complement sum does not
-/// depend on the word size or the byte order it is taken in (RFC 1071 §2 (A)–(C)), and the
-/// target 0xffff reads the same in either order.
+/// summed as five 32-bit native-endian words: the one's-complement sum does not depend on the
+/// word size or the byte order it is taken in (RFC 1071 §2 (A)–(C)), and the target 0xffff
+/// reads the same in either order. Folding the carries (end-around) keeps the sum's residue
+/// modulo 0xffff and gives a value in 1..=0xffff for any non-zero sum, so the folded sum is
+/// 0xffff exactly when the plain sum is a non-zero multiple of 0xffff: one remainder by a
+/// constant instead of four folds.
 #[inline(always)]
 fn csum20_ok(h: &[u8; 20]) -> bool {
     let w = |i: usize| u32::from_ne_bytes([h[i], h[i + 1], h[i + 2], h[i + 3]]) as u64;
-    let mut s = w(0) + w(4) + w(8) + w(12) + w(16);
-    s = (s & 0xffff_ffff) + (s >> 32);
-    s = (s & 0xffff) + (s >> 16);
-    s = (s & 0xffff) + (s >> 16);
-    s = (s & 0xffff) + (s >> 16);
-    s == 0xffff
+    let s = w(0) + w(4) + w(8) + w(12) + w(16);
+    s.is_multiple_of(0xffff) && s != 0
 }
 
 /// The common case, untagged IPv4 with a 20-byte header over Ethernet, read from one
@@ -172,7 +171,8 @@ fn csum20_ok(h: &[u8; 20]) -> bool {
 #[inline(always)]
 fn parse_eth_v4(d: &[u8]) -> Option<Result<Hdr, Verdict>> {
     let f: &[u8; 34] = d.get(..34)?.try_into().ok()?;
-    if f[12] != 0x08 || f[13] != 0x00 || f[14] != 0x45 {
+    // EtherType 0x0800, version 4 and IHL 5 in one compare.
+    if u32::from_be_bytes([f[12], f[13], f[14], f[15]]) >> 8 != 0x08_00_45 {
         return None;
     }
     let ip: &[u8; 20] = f[14..34].try_into().ok()?;
@@ -199,12 +199,24 @@ fn parse_eth_v4(d: &[u8]) -> Option<Result<Hdr, Verdict>> {
 /// Parses and validates the frame `d` of link kind `link`.
 #[inline]
 pub fn parse(link: LinkKind, d: &[u8]) -> Result<Hdr, Verdict> {
+    let mut h = Hdr::default();
+    parse_into(link, d, &mut h)?;
+    Ok(h)
+}
+
+/// [`parse`] into `out`: written when the frame is valid, untouched otherwise. The data
+/// plane's form: each path stores its header straight into the batch's slot (no header value
+/// carried out of the two paths and copied).
+#[inline(always)]
+pub fn parse_into(link: LinkKind, d: &[u8], out: &mut Hdr) -> Result<(), Verdict> {
     if link == LinkKind::Ethernet {
         if let Some(r) = parse_eth_v4(d) {
-            return r;
+            *out = r?;
+            return Ok(());
         }
     }
-    parse_general(link, d)
+    *out = parse_general(link, d)?;
+    Ok(())
 }
 
 /// Every link kind, tag stack and header length ([`parse`]'s path for all but the common
@@ -267,7 +279,7 @@ fn parse_general(link: LinkKind, d: &[u8]) -> Result<Hdr, Verdict> {
 /// destination MAC (source `02:00:00:00:00:00`, the router's port): the file-table data
 /// plane, whose next hops are numbers. The router ([`super::fib`]) calls [`ttl_rewrite`] and
 /// writes its neighbours' MACs instead.
-#[inline]
+#[inline(always)]
 pub fn forward_rewrite(link: LinkKind, d: &mut [u8], h: &Hdr, nh: u32) {
     ttl_rewrite(d, h);
     if link == LinkKind::Ethernet {
@@ -279,7 +291,7 @@ pub fn forward_rewrite(link: LinkKind, d: &mut [u8], h: &Hdr, nh: u32) {
 
 /// Decrements the TTL (IPv4, RFC 1624 eqn. 3 checksum update) or the hop limit (IPv6) of a
 /// packet `parse` accepted.
-#[inline]
+#[inline(always)]
 pub fn ttl_rewrite(d: &mut [u8], h: &Hdr) {
     let l3 = h.l3 as usize;
     if h.v6 {
@@ -287,16 +299,23 @@ pub fn ttl_rewrite(d: &mut [u8], h: &Hdr) {
     } else {
         // One bounds check for the header's first 12 bytes (parse saw ≥ 20).
         let ip: &mut [u8; 12] = (&mut d[l3..l3 + 12]).try_into().expect("12 bytes");
-        let (ttl, proto) = (ip[8], ip[9]);
-        let m = u16::from_be_bytes([ttl, proto]);
-        let m2 = u16::from_be_bytes([ttl - 1, proto]);
+        let ttl = ip[8];
         let hc = u16::from_be_bytes([ip[10], ip[11]]);
-        let mut s = (!hc) as u32 + (!m) as u32 + m2 as u32;
-        s = (s & 0xffff) + (s >> 16);
-        s = (s & 0xffff) + (s >> 16);
         ip[8] = ttl - 1;
-        [ip[10], ip[11]] = (!(s as u16)).to_be_bytes();
+        [ip[10], ip[11]] = ttl_checksum(hc).to_be_bytes();
     }
+}
+
+/// The IPv4 header checksum after the TTL (≥ 2) drops by one, from the checksum `hc` before:
+/// RFC 1624 eqn. 3, `HC' = ~(~HC + ~m + m')`, with `m` the 16-bit word (TTL, protocol) and
+/// `m' = m − 0x0100`. Whatever the protocol byte, `~m + m'` is 0xfeff as a plain sum
+/// (`m ≥ 0x0200`, so no borrow), so neither word is read.
+#[inline(always)]
+fn ttl_checksum(hc: u16) -> u16 {
+    let mut s = (!hc) as u32 + 0xfeff;
+    s = (s & 0xffff) + (s >> 16);
+    s = (s & 0xffff) + (s >> 16);
+    !(s as u16)
 }
 
 #[cfg(test)]
@@ -340,6 +359,32 @@ mod tests {
                 prop_assert!(csum20_ok(&h));
             }
         }
+    }
+
+    /// The remainder test at the edges: a zero sum (folds to 0), sums that are multiples of
+    /// 0xffff (all ones; a single 0xffff word) and their neighbours.
+    #[test]
+    fn csum20_edges() {
+        let mut h = [0u8; 20];
+        assert!(!csum20_ok(&h));
+        assert_eq!(csum_fold(&h), 0);
+        h[3] = 1;
+        assert_eq!(csum20_ok(&h), csum_fold(&h) == 0xffff);
+        for (a, b) in [(0xffu8, 0xffu8), (0xff, 0xfe), (0xfe, 0xff), (0x80, 0x00)] {
+            for at in [0, 2, 10, 18] {
+                let mut h = [0u8; 20];
+                h[at] = a;
+                h[at + 1] = b;
+                assert_eq!(csum20_ok(&h), csum_fold(&h) == 0xffff, "{a:x}{b:x} at {at}");
+            }
+            let h = [a; 20];
+            assert_eq!(csum20_ok(&h), csum_fold(&h) == 0xffff, "all {a:x}");
+        }
+        assert!(csum20_ok(&[0xff; 20]));
+        let mut h = [0u8; 20];
+        h[6] = 0xff;
+        h[7] = 0xff;
+        assert!(csum20_ok(&h));
     }
 
     proptest! {
@@ -428,6 +473,32 @@ mod tests {
         assert_eq!(parse(LinkKind::Sll, &sll).unwrap().dst, 0xc0a80101);
     }
 
+    /// `parse_into` writes the header of a valid frame (fast and general path) and leaves the
+    /// slot alone otherwise.
+    #[test]
+    fn parse_into_writes_only_valid_frames() {
+        let old = Hdr {
+            l3: 7,
+            v6: true,
+            dst: 9,
+            src_dst: 9,
+        };
+        let mut h = old;
+        for bad in [frame(Ips::V4(1, 2), 1), frame(Ips::V6(1, 2), 0), vec![0; 5]] {
+            assert!(parse_into(LinkKind::Ethernet, &bad, &mut h).is_err());
+            assert_eq!(h, old);
+        }
+        for ok in [
+            frame(Ips::V4(0x0a000001, 0xc0a80101), 64),
+            frame(Ips::V6(1, 2), 9),
+        ] {
+            let mut h = old;
+            assert_eq!(parse_into(LinkKind::Ethernet, &ok, &mut h), Ok(()));
+            assert_eq!(Ok(h), parse(LinkKind::Ethernet, &ok));
+            assert_ne!(h, old);
+        }
+    }
+
     /// Regression (fuzz target `parse`): four stacked VLAN tags before PPPoE were parsed as
     /// IP by the data plane but not by the capture reader; up to three tags both read the
     /// packet, beyond that both call it not IP.
@@ -454,6 +525,31 @@ mod tests {
         let crash = b"\x2f\xc2\x05\x24\x00\x00\x00\x01\x02\x00\x00\xfa\x81\x00\x02\xf5\x81\x00\x00\xfa\x81\x00\x02\xf5\x81\x00\x00\x01\x88\x64\x11\x00\x3d\x6d\x00\x26\x00\x21\x45\x00\x00\x24\x44\x64\x00\x00\x7f\x11\x2f\xc2\x05\x24\x8d\xe4\x42\x16\xf2\x84\xd6\x97\xc3\x51\x00\x10\x17\x0a\x13\x37\xca\xfe\x00\x00\x00\x00";
         assert_eq!(flow_key(Linktype::ETHERNET, crash), None);
         assert_eq!(parse(LinkKind::Ethernet, crash), Err(Verdict::NonIp));
+    }
+
+    /// The constant form of eqn. 3 is eqn. 3 with the (TTL, protocol) words, bit for bit, for
+    /// every checksum, every forwardable TTL and every protocol.
+    #[test]
+    fn ttl_checksum_is_eqn_3() {
+        for ttl in 2..=255u8 {
+            for proto in [0u8, 1, 6, 17, 41, 58, 0x80, 0xff] {
+                let m = u16::from_be_bytes([ttl, proto]);
+                let m2 = u16::from_be_bytes([ttl - 1, proto]);
+                for hc in (0..=u16::MAX)
+                    .step_by(7)
+                    .chain([0, 1, 0xfeff, 0xff00, u16::MAX])
+                {
+                    let mut s = (!hc) as u32 + (!m) as u32 + m2 as u32;
+                    s = (s & 0xffff) + (s >> 16);
+                    s = (s & 0xffff) + (s >> 16);
+                    assert_eq!(
+                        ttl_checksum(hc),
+                        !(s as u16),
+                        "ttl {ttl} proto {proto} hc {hc}"
+                    );
+                }
+            }
+        }
     }
 
     proptest! {

@@ -9,7 +9,7 @@
 
 use super::fib::{rewrite_macs, AdjTable, Probes};
 use super::nhcache::{with_cache, AnyCache, NextHopCache};
-use super::parse::{forward_rewrite, parse, ttl_rewrite, Hdr, LinkKind, Verdict};
+use super::parse::{forward_rewrite, parse_into, ttl_rewrite, Hdr, LinkKind, Verdict};
 use super::queue::{OutQueue, QPkt};
 use super::{Counters, Stages};
 use crate::flowcache::Policy;
@@ -386,29 +386,26 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
     /// Not inlined, so that profilers see the stage as one function (`tools/forward_cost.py`).
     #[inline(never)]
     fn parse_batch(&mut self) {
-        let c = &mut self.counters;
+        let n = self.bufs.len();
         let (pool, layout, link) = (&*self.pool, &self.layout, self.link);
-        let outs = self
-            .lens
-            .iter_mut()
-            .zip(self.ok.iter_mut())
-            .zip(self.nh.iter_mut().zip(self.hdr.iter_mut()));
-        for (i, (b, ((len_o, ok_o), (nh_o, hdr_o)))) in self.bufs.iter().zip(outs).enumerate() {
-            let len = layout.data_len(pool, b, i) as usize;
-            *len_o = len as u16;
-            *ok_o = false;
-            *nh_o = 0;
-            match parse(link, &pool.data(b)[..len]) {
-                Ok(h) => {
-                    *hdr_o = h;
-                    *ok_o = true;
+        layout.data_len_batch(pool, &self.bufs, &mut self.lens[..n]);
+        // Drops by cause (`Verdict as usize`), added to the counters once per batch.
+        let mut drops = [0u64; 4];
+        let outs = self.ok[..n].iter_mut().zip(&mut self.hdr[..n]);
+        for ((b, &len), (ok_o, hdr_o)) in self.bufs.iter().zip(&self.lens[..n]).zip(outs) {
+            match parse_into(link, &pool.data(b)[..len as usize], hdr_o) {
+                Ok(()) => *ok_o = true,
+                Err(v) => {
+                    *ok_o = false;
+                    drops[v as usize] += 1;
                 }
-                Err(Verdict::NonIp) => c.non_ip += 1,
-                Err(Verdict::Malformed) => c.malformed += 1,
-                Err(Verdict::Checksum) => c.checksum += 1,
-                Err(Verdict::Ttl) => c.ttl += 1,
             }
         }
+        let c = &mut self.counters;
+        c.non_ip += drops[Verdict::NonIp as usize];
+        c.malformed += drops[Verdict::Malformed as usize];
+        c.checksum += drops[Verdict::Checksum as usize];
+        c.ttl += drops[Verdict::Ttl as usize];
     }
 
     #[inline]
@@ -420,9 +417,8 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
         let tables = self.tables.as_ref().expect("l3 stages have tables");
         let epoch = tables.epoch.load(Ordering::Acquire) as u32;
         if let Some(fc) = &mut self.fcache {
-            for (i, (b, r)) in self.bufs.iter().zip(self.rss.iter_mut()).enumerate() {
-                *r = self.layout.rss(&self.pool, b, i);
-            }
+            self.layout
+                .rss_batch(&self.pool, &self.bufs, &mut self.rss[..n]);
             let (ok, hdr, rss, nh) = (
                 &self.ok[..n],
                 &self.hdr[..n],
@@ -430,6 +426,10 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
                 &mut self.nh[..n],
             );
             with_cache!(fc, x => cache_lookup(x, epoch, ok, hdr, rss, nh));
+        } else {
+            // No cache: every valid packet is a miss. (A packet's `nh` is read only if it is
+            // valid; the lookup writes those of the valid packets.)
+            self.nh[..n].fill(0);
         }
         // 3. The misses, looked up together per family.
         // Branch-free collection: every index is written at the end of the list, which grows
@@ -442,16 +442,21 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
             k += (ok & (nh == 0)) as usize;
         }
         let (mut k4, mut k6) = (0, 0);
-        for &i in &miss[..k] {
-            let h = &self.hdr[i as usize];
-            if h.v6 {
-                self.m6[k6] = i;
-                self.a6[k6] = h.dst;
-                k6 += 1;
-            } else {
-                self.m4[k4] = i;
-                self.a4[k4] = h.dst as u32;
-                k4 += 1;
+        {
+            let hdr = &self.hdr[..n];
+            let (m4, a4) = (&mut self.m4[..n], &mut self.a4[..n]);
+            let (m6, a6) = (&mut self.m6[..n], &mut self.a6[..n]);
+            for &i in &miss[..k] {
+                let h = &hdr[i as usize];
+                if h.v6 {
+                    m6[k6] = i;
+                    a6[k6] = h.dst;
+                    k6 += 1;
+                } else {
+                    m4[k4] = i;
+                    a4[k4] = h.dst as u32;
+                    k4 += 1;
+                }
             }
         }
         let (m4, m6) = (&self.m4[..k4], &self.m6[..k6]);
@@ -470,32 +475,48 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
         self.keep.clear();
         self.free.clear();
         self.qin.clear();
+        if self.router.is_none() && full {
+            // The queue's timestamps (the path into the queue below), in one pass.
+            self.layout
+                .ts_batch(&self.pool, &self.bufs, &mut self.ts[..n]);
+        }
+        // A port may hand in any `Buf`: one of another pool must not be rebuilt as one of
+        // this pool below (checked for the whole batch in one pass).
+        assert!(
+            self.pool.owns_all(&self.bufs),
+            "rx port returned a buffer of another pool"
+        );
         // Split the batch without a branch per packet (whether a destination has a route is
-        // data): each handle is written at the end of both lists as its raw index, and only
-        // the list it belongs to grows.
-        let (mut kf, mut kd) = (0, 0);
+        // data): each handle's raw index is written at the end of both lists, and only the
+        // list it belongs to grows.
+        let (mut kf, mut kd, mut no_route) = (0, 0, 0);
+        let (fwd_raw, fwd_idx, drop_raw) = (
+            &mut self.fwd_raw[..n],
+            &mut self.fwd_idx[..n],
+            &mut self.drop_raw[..n],
+        );
         let verdicts = self.ok[..n].iter().zip(&self.nh[..n]);
-        for (i, (b, (&ok, &nh))) in self.bufs.drain(..).zip(verdicts).enumerate() {
-            c.no_route += (ok & (nh == 0)) as u64;
+        for (i, (b, (&ok, &nh))) in self.bufs.iter().zip(verdicts).enumerate() {
+            no_route += (ok & (nh == 0)) as u64;
             let fwd = ok & (nh != 0);
-            // A port may hand in any `Buf`: one of another pool must not be rebuilt as one of
-            // this pool below.
-            assert!(
-                self.pool.owns(&b),
-                "rx port returned a buffer of another pool"
-            );
-            let r = b.into_raw();
-            self.fwd_raw[kf] = r;
-            self.fwd_idx[kf] = i as u32;
-            self.drop_raw[kd] = r;
+            let r = b.index();
+            fwd_raw[kf] = r;
+            fwd_idx[kf] = i as u32;
+            drop_raw[kd] = r;
             kf += fwd as usize;
             kd += !fwd as usize;
         }
+        c.no_route += no_route;
+        // The handles are given up for their raw indices (`Buf` has no drop glue: clearing
+        // does what `into_raw` does).
+        const _: () = assert!(!std::mem::needs_drop::<Buf>());
+        self.bufs.clear();
         let pool = &*self.pool;
         self.free.extend(self.drop_raw[..kd].iter().map(|&r| {
-            // SAFETY: every raw index taken above is of a handle of `self.pool` (asserted)
-            // and is in exactly one of the two live prefixes (`drop_raw[..kd]`,
-            // `fwd_raw[..kf]`), so each is rebuilt exactly once.
+            // SAFETY: every raw index taken above is of a handle of `self.pool` (asserted),
+            // the handles themselves are gone (`bufs` cleared), and each index is in exactly
+            // one of the two live prefixes (`drop_raw[..kd]`, `fwd_raw[..kf]`), so each is
+            // rebuilt exactly once.
             unsafe { Buf::from_raw(pool, r) }
         }));
         // Packets `fwd_*[..general]` take the general loop below (router, or no queue).
@@ -503,12 +524,13 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
         if let (None, Some(q)) = (&self.router, &mut self.queue) {
             // The file-table data plane into the output queue: no per-packet choice of
             // rewrite or destination; one pass builds the queue's input.
-            let (layout, link, ql) = (&self.layout, self.link, &mut q.link);
-            let (nhs, lens, hdr, rss) = (
+            let (link, ql) = (self.link, &mut q.link);
+            let (nhs, lens, hdr, rss, tss) = (
                 &self.nh[..n],
                 &self.lens[..n],
                 &self.hdr[..n],
                 &self.rss[..n],
+                &self.ts[..n],
             );
             let fwd = self.fwd_raw[..kf].iter().zip(&self.fwd_idx[..kf]);
             self.qin.extend(fwd.map(|(&r, &i)| {
@@ -517,13 +539,12 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
                 let mut b = unsafe { Buf::from_raw(pool, r) };
                 let (len, h) = (lens[i], &hdr[i]);
                 forward_rewrite(link, &mut pool.data_mut(&mut b)[..len as usize], h, nhs[i]);
-                let ts = layout.ts_ns(pool, &b, i);
                 QPkt {
                     buf: ql.park(b),
                     len,
                     flow: rss[i],
                     pair: h.src_dst,
-                    ts,
+                    ts: tss[i],
                 }
             }));
             general = 0;
