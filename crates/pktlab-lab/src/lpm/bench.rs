@@ -174,6 +174,23 @@ pub struct AlgoBench {
     pub by_depth: Option<DepthReport>,
 }
 
+impl AlgoBench {
+    /// Sets the medians from the rounds: wall-clock and on-CPU rate, ns per lookup per thread
+    /// and TSC ticks per lookup (`tsc_hz × threads / mlps_oncpu`). No change without rounds.
+    pub(super) fn set_medians(&mut self, threads: usize, tsc_hz: Option<f64>) {
+        if self.runs_mlps.is_empty() || self.runs_oncpu_mlps.is_empty() {
+            return;
+        }
+        self.mlps = median(&mut self.runs_mlps.clone());
+        self.ns_per_lookup = 1e3 / self.mlps * threads as f64;
+        let oncpu = median(&mut self.runs_oncpu_mlps.clone());
+        self.mlps_oncpu = oncpu;
+        self.tsc_per_lookup = tsc_hz
+            .filter(|_| oncpu.is_finite() && oncpu > 0.0)
+            .map(|hz| hz * threads as f64 / (oncpu * 1e6));
+    }
+}
+
 /// Cost percentiles of the lookups that matched routes of one prefix length.
 #[derive(Clone, Debug, Serialize)]
 pub struct DepthRow {
@@ -605,12 +622,10 @@ fn bench_family<A: Address>(cfg: &BenchConfig, p: &dyn Progress) -> Result<Bench
     let mut results = Vec::new();
     for ((algo, t, build_s, build_oncpu_s), tm) in built.into_iter().zip(timed) {
         let stats = t.stats();
-        let m = median(&mut tm.mlps.clone());
-        let mlps_oncpu = median(&mut tm.oncpu.clone());
         let mut r = AlgoBench {
             algo: algo.to_string(),
-            mlps: m,
-            ns_per_lookup: 1e3 / m * cfg.threads as f64,
+            mlps: f64::NAN,
+            ns_per_lookup: f64::NAN,
             memory_bytes: t.memory_bytes(),
             internal_nodes: stats.internal_nodes,
             leaves: stats.leaves,
@@ -618,19 +633,18 @@ fn bench_family<A: Address>(cfg: &BenchConfig, p: &dyn Progress) -> Result<Bench
             build_routes_per_s: table.routes.len() as f64 / build_s,
             runs_mlps: tm.mlps,
             build_oncpu_s,
-            mlps_oncpu,
+            mlps_oncpu: f64::NAN,
             runs_oncpu_mlps: tm.oncpu,
             runs_per_thread_mlps: tm.thread_wall,
             runs_per_thread_oncpu_mlps: tm.thread_oncpu,
-            tsc_per_lookup: tsc_hz
-                .filter(|_| mlps_oncpu.is_finite() && mlps_oncpu > 0.0)
-                .map(|hz| hz * cfg.threads as f64 / (mlps_oncpu * 1e6)),
+            tsc_per_lookup: None,
             runs_one_thread_mlps: tm.one_wall,
             runs_one_thread_oncpu_mlps: tm.one_oncpu,
             checksum: tm.checksum,
             updates: None,
             by_depth: None,
         };
+        r.set_medians(cfg.threads, tsc_hz);
         drop(t);
         if let Some((ups, _)) = &updates {
             r.updates = Some(bench_updates::<A>(algo, &table.routes, ups, cfg, p));

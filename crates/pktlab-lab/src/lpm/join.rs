@@ -1,6 +1,6 @@
 //! Joining benchmark blocks taken at different moments into one result ([`BenchResult::join`]).
 
-use super::{median, AlgoBench, BenchResult, Error, Result};
+use super::{BenchResult, Error, Result};
 
 impl BenchResult {
     /// Joins blocks of rounds of one configuration, taken at different moments, into one
@@ -55,21 +55,8 @@ impl BenchResult {
             out.huge_page_bytes += b.huge_page_bytes;
         }
         for a in &mut out.results {
-            remedian(a, out.threads, out.tsc_hz);
+            a.set_medians(out.threads, out.tsc_hz);
         }
         Ok(out)
     }
-}
-
-/// Recomputes `a`'s medians from its rounds (as `bench` computes them).
-fn remedian(a: &mut AlgoBench, threads: usize, tsc_hz: Option<f64>) {
-    if a.runs_mlps.is_empty() || a.runs_oncpu_mlps.is_empty() {
-        return;
-    }
-    a.mlps = median(&mut a.runs_mlps.clone());
-    a.ns_per_lookup = 1e3 / a.mlps * threads as f64;
-    a.mlps_oncpu = median(&mut a.runs_oncpu_mlps.clone());
-    a.tsc_per_lookup = tsc_hz
-        .filter(|_| a.mlps_oncpu.is_finite() && a.mlps_oncpu > 0.0)
-        .map(|hz| hz * threads as f64 / (a.mlps_oncpu * 1e6));
 }

@@ -389,7 +389,8 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
         let n = self.bufs.len();
         let (pool, layout, link) = (&*self.pool, &self.layout, self.link);
         layout.data_len_batch(pool, &self.bufs, &mut self.lens[..n]);
-        // Drops by cause (`Verdict as usize`), added to the counters once per batch.
+        // Drops by cause (slot per verdict, an exhaustive match: a new verdict must be given
+        // a slot and a counter here), added to the counters once per batch.
         let mut drops = [0u64; 4];
         let outs = self.ok[..n].iter_mut().zip(&mut self.hdr[..n]);
         for ((b, &len), (ok_o, hdr_o)) in self.bufs.iter().zip(&self.lens[..n]).zip(outs) {
@@ -397,15 +398,21 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
                 Ok(()) => *ok_o = true,
                 Err(v) => {
                     *ok_o = false;
-                    drops[v as usize] += 1;
+                    drops[match v {
+                        Verdict::NonIp => 0,
+                        Verdict::Malformed => 1,
+                        Verdict::Checksum => 2,
+                        Verdict::Ttl => 3,
+                    }] += 1;
                 }
             }
         }
         let c = &mut self.counters;
-        c.non_ip += drops[Verdict::NonIp as usize];
-        c.malformed += drops[Verdict::Malformed as usize];
-        c.checksum += drops[Verdict::Checksum as usize];
-        c.ttl += drops[Verdict::Ttl as usize];
+        let [non_ip, malformed, checksum, ttl] = drops;
+        c.non_ip += non_ip;
+        c.malformed += malformed;
+        c.checksum += checksum;
+        c.ttl += ttl;
     }
 
     #[inline]

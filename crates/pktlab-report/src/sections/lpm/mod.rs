@@ -245,14 +245,8 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
             ..spec.clone()
         },
         traffic: ZIPF.into(),
-        lookups,
-        runs,
         pregen: 1 << 18,
-        by_depth,
-        depth_samples,
-        rebuild: true,
-        huge_pages: true,
-        ..BenchConfig::default()
+        ..random_cfg(runs, by_depth)
     };
     let blocks = [runs / 3, runs / 3, runs - 2 * (runs / 3)];
     let mut random_parts = vec![bench(&random_cfg(blocks[0], true), ctx.progress)?];
