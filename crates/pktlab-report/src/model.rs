@@ -58,8 +58,10 @@ impl CmpRow {
     }
 
     /// A row of a timed quantity: `ours` is the median of `rounds` (one value per
-    /// interleaved round), and the verdict compares the rounds' spread, not one number.
-    /// No rounds (the quantity was not measured) gives `ours = None`.
+    /// interleaved round, in round order), and the verdict compares the rounds' spread, not
+    /// one number. Rows of one comparison with the same number of rounds are paired by round
+    /// (see [`crate::verdict`]), so round `r` of every such row must come from the same
+    /// interleaved round. No rounds (the quantity was not measured) gives `ours = None`.
     pub fn timed(label: impl Into<String>, published: Option<f64>, rounds: Vec<f64>) -> Self {
         let rounds: Vec<f64> = rounds.into_iter().filter(|v| v.is_finite()).collect();
         let mut row = CmpRow::new(label, published, crate::verdict::median(&rounds));

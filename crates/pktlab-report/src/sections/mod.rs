@@ -32,7 +32,8 @@ pub static REGISTRY: &[SectionDef] = &[
 /// small store first when its argument is true — which alternates from round to round, so that
 /// a drift within a round (warm-up, the host's load) weighs on both sizes alike. The claim
 /// holds when the small store's rounds lie above the large one's beyond noise
-/// ([`crate::verdict::above`]). Every round's values go into the body's raw results as `key`.
+/// ([`crate::verdict::above`]; a round that measured only one size is left out, so the two
+/// series stay paired by round). Every round's values go into the body's raw results as `key`.
 pub(crate) fn rate_falls(
     b: &mut crate::model::Body,
     claim: &str,
@@ -43,9 +44,10 @@ pub(crate) fn rate_falls(
 ) -> pktlab_lab::Result<()> {
     let (mut r_small, mut r_large) = (Vec::new(), Vec::new());
     for i in 0..rounds {
-        let (s, l) = round(i % 2 == 0)?;
-        r_small.extend(s);
-        r_large.extend(l);
+        if let (Some(s), Some(l)) = round(i % 2 == 0)? {
+            r_small.push(s);
+            r_large.push(l);
+        }
     }
     b.checks.push(crate::model::Check {
         claim: claim.into(),

@@ -204,8 +204,9 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         ..TableSpec::default()
     };
     // Interleaved rounds: every round times each structure once (see `bench`), so a phase of
-    // host noise between rounds hits every structure of a round alike, and the rank-sum test
-    // over 15 rounds against 15 separates two structures whose rounds mostly do not overlap.
+    // host noise between rounds hits every structure of a round alike (the verdict measures
+    // a gap by the median per-round ratio), and the rank-sum test over 15 rounds against 15
+    // separates two structures whose rounds mostly do not overlap.
     // Each round is long (2^23 lookups, ≈ 0.1 s per structure): a timed run starts with the
     // caches holding the previous structure's lines, and at 2^20 lookups (≈ 15 ms) that refill
     // and the host's millisecond-scale noise are a large share of the run. On this harness
