@@ -54,6 +54,7 @@ pub mod router;
 pub mod traffic;
 pub mod vhost_chain;
 mod virtio_ports;
+pub mod xcpu;
 
 mod error;
 mod progress;

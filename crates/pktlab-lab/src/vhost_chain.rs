@@ -123,25 +123,6 @@ fn which(name: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// Pins the calling thread (and the threads it starts later) to `cpu` when the process may run
-/// on at least two CPUs; otherwise leaves it alone.
-fn pin(cpu: usize) {
-    // SAFETY: a zeroed cpu_set_t is a valid empty set; CPU_SET and sched_{get,set}affinity
-    // get a pointer to it and its size.
-    unsafe {
-        let mut have: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut have) != 0
-            || libc::CPU_COUNT(&have) < 2
-            || !libc::CPU_ISSET(cpu, &have)
-        {
-            return;
-        }
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut set);
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-    }
-}
-
 /// Waits for `path` to exist (a switch's listening socket), up to `limit`.
 fn wait_for(path: &Path, limit: Duration) -> Result<()> {
     let t = Instant::now();
@@ -301,7 +282,7 @@ pub fn run_chain(cfg: &ChainConfig) -> Result<ChainResult> {
                 let running = Arc::new(AtomicBool::new(false));
                 let r2 = running.clone();
                 let h = s.spawn(move || {
-                    pin(1);
+                    crate::xcpu::pin(1);
                     let st = move |_: &ForwardProgress| r2.store(true, Ordering::Relaxed);
                     forward_with_status(&fcfg, &Silent, Some(&st))
                 });
@@ -330,12 +311,12 @@ pub fn run_chain(cfg: &ChainConfig) -> Result<ChainResult> {
             });
         }
         let sink_h = s.spawn(|| {
-            pin(0);
+            crate::xcpu::pin(0);
             sink(&scfg, &sink_stop, &Silent)
         });
         std::thread::sleep(Duration::from_millis(300));
         let gen_h = s.spawn(|| {
-            pin(0);
+            crate::xcpu::pin(0);
             gen(&gcfg, &gen_stop, &Silent)
         });
         let g = gen_h
@@ -430,6 +411,9 @@ pub struct LoopResult {
     /// The pktlab switch's mean packets per non-empty receive burst (both directions);
     /// `None` for testpmd.
     pub mean_burst: Option<f64>,
+    /// The host's cross-CPU round trip between CPU 0 and CPU 1 just before the run and just
+    /// after it, ns ([`crate::xcpu::round_trip_ns`], 100 ms each); `None` when not measurable.
+    pub xcpu_ns: [Option<f64>; 2],
 }
 
 /// Runs `switch` (pktlab as a duplex switch, `--stages io` only: the packets circulate and `l3`/`full` would
@@ -458,7 +442,11 @@ pub fn run_loop(switch: &Switch, testpmd_bin: &Path, seconds: u64) -> Result<Loo
     let dir = Scratch::new()?;
     let (a, b) = (dir.0.join("a.sock"), dir.0.join("b.sock"));
     let stop = Arc::new(AtomicBool::new(false));
-    std::thread::scope(|s| -> Result<LoopResult> {
+    // The loop's rate follows the host's cross-CPU latency (module `xcpu`): probed just before
+    // the run, while nothing of it runs yet, and just after.
+    let probe = || crate::xcpu::round_trip_ns(0, 1, Duration::from_millis(100));
+    let before = probe();
+    let mut r = std::thread::scope(|s| -> Result<LoopResult> {
         let mut sw_proc = None;
         let sw = match switch {
             Switch::Pktlab { meta, batch, .. } => {
@@ -469,7 +457,7 @@ pub fn run_loop(switch: &Switch, testpmd_bin: &Path, seconds: u64) -> Result<Loo
                     ..switch_config(&dir.0, Stages::Io, *meta, *batch, &stop)?
                 };
                 let h = s.spawn(move || {
-                    pin(1);
+                    crate::xcpu::pin(1);
                     crate::forward::forward(&fcfg, &Silent)
                 });
                 wait_for(&b, Duration::from_secs(30))?;
@@ -573,8 +561,11 @@ pub fn run_loop(switch: &Switch, testpmd_bin: &Path, seconds: u64) -> Result<Loo
             samples,
             switch_drops: drops,
             mean_burst,
+            xcpu_ns: [before, None],
         })
-    })
+    })?;
+    r.xcpu_ns[1] = probe();
+    Ok(r)
 }
 
 /// The summed `Rx-pps` of both ports per stats period in testpmd's output, after the first

@@ -174,7 +174,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     ];
     b.inputs.push(Input::new(
         "loop",
-        format!("{}: one testpmd CNF with two net_virtio_user ports in io --tx-first on CPU 0 (ANCHORS.md's loop), the switch on CPU 1 forwarding both directions (testpmd's two net_vhost ports in io mode; pktlab forward --duplex --rx vhost-user:A --tx vhost-user:B --stages io), so the CNF's two injected bursts circulate through either switch; the CNF's summed receive rate, median of its per-second samples after 2 s, {seconds} s per run, {rounds} interleaved round(s)", bin.display()),
+        format!("{}: one testpmd CNF with two net_virtio_user ports in io --tx-first on CPU 0 (ANCHORS.md's loop), the switch on CPU 1 forwarding both directions (testpmd's two net_vhost ports in io mode; pktlab forward --duplex --rx vhost-user:A --tx vhost-user:B --stages io), so the CNF's two injected bursts circulate through either switch; the CNF's summed receive rate, median of its per-second samples after 2 s, {seconds} s per run, {rounds} interleaved round(s); the host's cross-CPU round trip (one cache line bounced between CPU 0 and CPU 1, 100 ms) measured just before and just after every run", bin.display()),
     ));
     let labels: Vec<String> = switches.iter().map(Switch::label).collect();
     let mut runs: Vec<Vec<LoopResult>> = vec![Vec::new(); switches.len()];
@@ -253,6 +253,29 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
             }],
         },
     ));
+    // Every run with the host's cross-CPU round trip beside it: the loop's rate follows that
+    // state (vhost.md), so a reader can see which rounds of which switch ran in which.
+    let rtt = |v: Option<f64>| v.map_or_else(|| "–".to_string(), |x| format!("{x:.0}"));
+    b.tables.push(Table {
+        id: "vhost-live-rounds".into(),
+        title: "The loop's runs: Mpps, and the host's cross-CPU round trip (CPU 0 ↔ CPU 1, ns) just before / just after each run".into(),
+        columns: std::iter::once("round".to_string())
+            .chain(labels.iter().flat_map(|l| [format!("{l} Mpps"), format!("{l} round trip, ns")]))
+            .collect(),
+        rows: (0..rounds)
+            .map(|r| {
+                std::iter::once(Cell::from((r + 1) as f64))
+                    .chain(runs.iter().flat_map(|s| match s.get(r) {
+                        Some(x) => [
+                            Cell::from(x.mpps),
+                            Cell::from(format!("{} / {}", rtt(x.xcpu_ns[0]), rtt(x.xcpu_ns[1]))),
+                        ],
+                        None => [Cell::Empty, Cell::Empty],
+                    }))
+                    .collect()
+            })
+            .collect(),
+    });
     b.notes.push("Only --stages io can loop: l3 and full decrement the TTL on every pass and the circulating packets die after 63 trips; docs/results/vhost.md has the full pipeline's cost per packet (cachegrind) and the chains.".into());
     b.raw("loop", &runs);
     Ok(b)

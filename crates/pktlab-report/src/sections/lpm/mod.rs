@@ -265,10 +265,10 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     let random = BenchResult::join(random_parts)?;
     let zipf = BenchResult::join(zipf_parts)?;
     // Huge pages: a table of many MiB read at random costs a TLB miss (two page walks in a
-    // virtual machine) per lookup on 4 KiB pages, and how much that costs moves with the
-    // host from run to run — three quick runs on 4 KiB pages put poptrie16-basic at 0.85,
-    // 0.88 and 1.01 × poptrie0, three on huge pages at 1.05–1.11×. A data plane places its tables on huge pages; so do the
-    // report's builds.
+    // virtual machine) per lookup on 4 KiB pages. A data plane places its tables on huge
+    // pages; so do the report's builds. They do not make the largest table's speed steady:
+    // on huge pages poptrie16-basic (23 MiB) ran at 0.90–1.33 × poptrie0 (median per-round
+    // ratio) over six quick runs.
     b.inputs.push(Input::new(
         "table memory",
         if random.huge_page_bytes > 0 {
