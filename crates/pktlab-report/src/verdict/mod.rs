@@ -128,9 +128,9 @@ fn fmt(v: f64) -> String {
 pub const ALPHA: f64 = 0.05;
 
 /// Two timed series closer than this (relative; their median per-round ratio when they pair,
-/// their medians otherwise) are a tie within noise whatever their rounds say: on these hosts a structure's speed moves by 2× between minutes,
-/// so a consistent difference of a few percent can be a side effect of the order of the rounds
-/// and is not a finding either way.
+/// their medians otherwise) are a tie within noise whatever their rounds say: on these hosts
+/// a structure's speed moves by 2× between minutes, so a consistent difference of a few
+/// percent can be a side effect of the order of the rounds and is not a finding either way.
 pub const MARGIN: f64 = 0.10;
 
 /// Median of `v` (mean of the middle two for an even count); `None` when empty.
@@ -226,14 +226,13 @@ fn evidence(hi: &[f64], lo: &[f64]) -> Evidence {
     }
     // The size of the difference: the median per-round ratio when the rounds pair, the
     // medians otherwise.
-    if let Some(r) = paired_ratio(hi, lo) {
-        if close(r, 1.0, MARGIN) {
-            return Evidence::Margin;
-        }
-    } else if let (Some(mh), Some(ml)) = (median(hi), median(lo)) {
-        if (mh - ml).abs() < MARGIN * mh.abs().max(ml.abs()) {
-            return Evidence::Margin;
-        }
+    let within = |a: f64, b: f64| (a - b).abs() < MARGIN * a.abs().max(b.abs());
+    let gap = match paired_ratio(hi, lo) {
+        Some(r) => Some((r, 1.0)),
+        None => median(hi).zip(median(lo)),
+    };
+    if gap.is_some_and(|(a, b)| within(a, b)) {
+        return Evidence::Margin;
     }
     // The exact Mann–Whitney rank-sum test, one-sided each way. Rounds are independent
     // samples (each round builds and times every structure afresh where that matters);
