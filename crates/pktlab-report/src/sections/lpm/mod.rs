@@ -217,8 +217,11 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     // paper's long runs measure. Every round builds each structure afresh (`rebuild`), so the
     // rounds also sample its memory layouts rather than repeat one: a verdict from rounds of a
     // single build holds for that build's layout only.
+    // 15 rounds at both sizes, in three blocks: the by-depth timings are the first block's
+    // rounds, and with 3 of them (9 rounds at full size once) the by-depth check could only
+    // be a tie (fully apart is p = 1/20).
     let lookups = ctx.pick(1u64 << 16, 1 << 23, 1 << 24);
-    let runs = ctx.pick(3, 15, 9);
+    let runs = ctx.pick(3, 15, 15);
     // Single timed lookups for the by-depth figure, cut into the first random block's rounds:
     // 2^20 at both sizes, so each kept depth has ≥ 1,000 of them.
     let depth_samples = ctx.pick(1u64 << 14, 1 << 20, 1 << 20);
