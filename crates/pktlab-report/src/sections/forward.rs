@@ -79,8 +79,10 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     let mut b = Body::default();
     let batches: Vec<usize> = vec![32, 128, 512, 1024];
     // Interleaved rounds at every size: the two timed comparisons below rest on them (one run
-    // per point once put the quick run's speed-up at 2.9× and 5.5× in runs minutes apart).
-    let packets = ctx.pick(50_000, 1_000_000, 10_000_000);
+    // per point once put the quick run's speed-up at 2.9× and 5.5× in runs minutes apart),
+    // and 10M packets per run at quick size too: 1M packets last 2–15 ms here, and one host
+    // stall in such a run cut a round of compact-constant@512 from ≈ 300 to 36 Mpps.
+    let packets = ctx.pick(50_000, 10_000_000, 10_000_000);
     let rounds = ctx.pick(3, 5, 5);
     b.inputs.push(Input::new(
         "layouts × batch",
