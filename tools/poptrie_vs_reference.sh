@@ -70,7 +70,7 @@ for r in $(seq 1 "$rounds"); do
   [ "$m1$m2" = 00 ] || { echo "reference: $m1/$m2 mismatches against its own RIB" >&2; exit 1; }
   [ "$sa" = "$sb" ] && [ "$sc" = "$sd" ] \
     || { echo "checksums differ: random ref $sa ours $sb, pregen ref $sc ours $sd (not the same lookups)" >&2; exit 1; }
-  printf '%-5s %12s %12s %12s %12s\n' "$r" "$a" "$b" "$c" "$d"
+  printf '%-5s %12.2f %12.2f %12.2f %12.2f\n' "$r" "$a" "$b" "$c" "$d"
   echo "$a $b $c $d" >>"$work/rounds"
 done
 echo "# load at the end $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -98,7 +98,16 @@ pub trait Lpm<A: Address>: Send + Sync {
         A::from_ip(ip).and_then(|a| self.lookup(a))
     }
     /// Looks up `addrs[i]` into `out[i]` for every `i < min(addrs.len(), out.len())`.
+    /// Structures with a batched walk override it; the default is [`Lpm::lookup_each`].
     fn lookup_batch(&self, addrs: &[A], out: &mut [Option<NextHop>]) {
+        self.lookup_each(addrs, out);
+    }
+    /// Looks up `addrs[i]` into `out[i]` one address at a time with [`Lpm::lookup`]: the
+    /// scalar loop, compiled for the implementing type (the call to `lookup` is static and
+    /// may be inlined, as in a caller that holds the concrete structure), so that a caller
+    /// behind `dyn Lpm` pays one dynamic call per slice rather than per address. Not to be
+    /// overridden with a batched walk: it is what `--batch 1` measures.
+    fn lookup_each(&self, addrs: &[A], out: &mut [Option<NextHop>]) {
         for (a, o) in addrs.iter().zip(out.iter_mut()) {
             *o = self.lookup(*a);
         }
