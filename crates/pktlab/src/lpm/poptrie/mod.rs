@@ -246,6 +246,33 @@ impl<A: Address> Poptrie<A> {
     }
 }
 
+/// Evaluates `$body` with `$walk` bound to the scalar walk (`Fn(A) -> u32`, the raw next
+/// hop) of the Poptrie `$t`, specialised for its leaf width and popcount, which are matched
+/// once here: `lookup` and `lookup_each` share the match.
+macro_rules! with_walk {
+    ($t:expr, |$walk:ident| $body:expr) => {{
+        let t = $t;
+        match (&t.t.leaves, t.kernel != Kernel::Generic) {
+            (Leaves::Narrow(l), true) => {
+                let $walk = |a| t.find::<HwPop, _>(&l.items, a);
+                $body
+            }
+            (Leaves::Wide(l), true) => {
+                let $walk = |a| t.find::<HwPop, _>(&l.items, a);
+                $body
+            }
+            (Leaves::Narrow(l), false) => {
+                let $walk = |a| t.find::<SoftPop, _>(&l.items, a);
+                $body
+            }
+            (Leaves::Wide(l), false) => {
+                let $walk = |a| t.find::<SoftPop, _>(&l.items, a);
+                $body
+            }
+        }
+    }};
+}
+
 impl<A: Address> Lpm<A> for Poptrie<A> {
     fn name(&self) -> String {
         self.cfg.to_string()
@@ -287,12 +314,14 @@ impl<A: Address> Lpm<A> for Poptrie<A> {
 
     #[inline]
     fn lookup(&self, addr: A) -> Option<NextHop> {
-        let hw = self.kernel != Kernel::Generic;
-        NextHop::from_raw(match (&self.t.leaves, hw) {
-            (Leaves::Narrow(l), true) => self.find::<HwPop, _>(&l.items, addr),
-            (Leaves::Wide(l), true) => self.find::<HwPop, _>(&l.items, addr),
-            (Leaves::Narrow(l), false) => self.find::<SoftPop, _>(&l.items, addr),
-            (Leaves::Wide(l), false) => self.find::<SoftPop, _>(&l.items, addr),
+        NextHop::from_raw(with_walk!(self, |walk| walk(addr)))
+    }
+
+    /// The scalar walk once per address, with the leaf width and the popcount matched once
+    /// per slice rather than per address.
+    fn lookup_each(&self, addrs: &[A], out: &mut [Option<NextHop>]) {
+        with_walk!(self, |walk| for (a, o) in addrs.iter().zip(out.iter_mut()) {
+            *o = NextHop::from_raw(walk(*a));
         })
     }
 

@@ -67,7 +67,8 @@ fn leafvec_compresses_runs_and_aggregation_merges() {
 
 /// Every kernel the CPU supports, including the AVX-512 walk with its VPSHUFB popcount
 /// forced (the fallback for CPUs without VPOPCNTDQ), agrees with the radix oracle on a
-/// random table, for IPv4 and IPv6, with 16- and 32-bit leaves.
+/// random table, for IPv4 and IPv6, with 16- and 32-bit leaves; so do the scalar `lookup`
+/// and `lookup_each`.
 fn kernels_agree<A: Address>() {
     use crate::util::splitmix64;
     for wide in [false, true] {
@@ -99,6 +100,9 @@ fn kernels_agree<A: Address>() {
                 for (a, w) in addrs.iter().zip(&want).step_by(7) {
                     assert_eq!(t.lookup(*a), *w, "{k:?} scalar");
                 }
+                let mut each = vec![None; addrs.len()];
+                t.lookup_each(&addrs, &mut each);
+                assert_eq!(each, want, "{k:?} lookup_each wide={wide}");
             }
         }
     }
