@@ -320,9 +320,12 @@ impl<A: Address> Lpm<A> for Poptrie<A> {
     /// The scalar walk once per address, with the leaf width and the popcount matched once
     /// per slice rather than per address.
     fn lookup_each(&self, addrs: &[A], out: &mut [Option<NextHop>]) {
-        with_walk!(self, |walk| for (a, o) in addrs.iter().zip(out.iter_mut()) {
-            *o = NextHop::from_raw(walk(*a));
-        })
+        with_walk!(
+            self,
+            |walk| for (a, o) in addrs.iter().zip(out.iter_mut()) {
+                *o = NextHop::from_raw(walk(*a));
+            }
+        )
     }
 
     fn lookup_batch(&self, addrs: &[A], out: &mut [Option<NextHop>]) {
