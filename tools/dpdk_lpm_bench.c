@@ -34,27 +34,7 @@
 #include <rte_fib.h>
 #include <rte_lpm.h>
 
-static uint64_t splitmix64(uint64_t z)
-{
-	z += 0x9E3779B97F4A7C15ULL;
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-	return z ^ (z >> 31);
-}
-
-struct xor128 {
-	uint32_t x, y, z, w;
-};
-
-static inline uint32_t xor128_next(struct xor128 *s)
-{
-	uint32_t t = s->x ^ (s->x << 11);
-	s->x = s->y;
-	s->y = s->z;
-	s->z = s->w;
-	s->w = s->w ^ (s->w >> 19) ^ (t ^ (t >> 8));
-	return s->w;
-}
+#include "anchor_common.h"
 
 static double clock_s(clockid_t c)
 {
@@ -123,10 +103,9 @@ static struct route *load(const char *path, uint32_t n_nh, size_t *count, size_t
 			cap *= 2;
 			r = realloc(r, cap * sizeof(*r));
 		}
-		uint64_t x = (uint64_t)addr ^ ((uint64_t)len << 56);
 		r[n].addr = addr;
 		r[n].len = (uint8_t)len;
-		r[n].nh = 1 + (uint32_t)(splitmix64(x) % n_nh);
+		r[n].nh = hash_nexthop_v4(addr, len, n_nh);
 		n++;
 	}
 	pclose(f);
@@ -238,7 +217,7 @@ int main(int argc, char **argv)
 		for (int s = 0; s < 2; s++) {
 			if ((s == 0 && !lpm) || (s == 1 && !fib))
 				continue;
-			struct xor128 st = {123456789, 362436069, 521288629, 88675123};
+			struct xor128 st = xor128_new();
 			uint64_t sum = 0, done = 0;
 			double start = now(), cpu0 = oncpu();
 			while (done < lookups) {

@@ -19,35 +19,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "anchor_common.h"
 #include "poptrie.h"
-
-static uint64_t splitmix64(uint64_t z)
-{
-    z += 0x9E3779B97F4A7C15ULL;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
-struct xor128 {
-    uint32_t x, y, z, w;
-};
-
-static inline uint32_t xor128_next(struct xor128 *s)
-{
-    uint32_t t = s->x ^ (s->x << 11);
-    s->x = s->y;
-    s->y = s->z;
-    s->z = s->w;
-    s->w = (s->w ^ (s->w >> 19)) ^ (t ^ (t >> 8));
-    return s->w;
-}
-
-static struct xor128 xor128_new(void)
-{
-    struct xor128 s = {123456789, 362436069, 521288629, 88675123};
-    return s;
-}
 
 static double cpu_seconds(void)
 {
@@ -118,8 +91,8 @@ int main(int argc, char **argv)
         uint32_t addr = (a << 24) | (b << 16) | (c << 8) | d;
         if (len < 32)
             addr &= len ? ~((1u << (32 - len)) - 1) : 0;
-        uint64_t nh = 1 + splitmix64((uint64_t)addr ^ ((uint64_t)len << 56)) % 16;
-        if (poptrie_route_add(p, addr, (int)len, (void *)(uintptr_t)nh) < 0) {
+        uintptr_t nh = hash_nexthop_v4(addr, len, 16);
+        if (poptrie_route_add(p, addr, (int)len, (void *)nh) < 0) {
             fprintf(stderr, "%s:%ld: poptrie_route_add failed\n", argv[1], lineno);
             return 1;
         }
