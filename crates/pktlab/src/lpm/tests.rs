@@ -101,8 +101,17 @@ fn probe_addrs<A: Address>(prefixes: &[Prefix<A>], extra: &[(u64, u64)]) -> Vec<
 fn check_agree<A: Address>(oracle: &Radix<A>, t: &dyn Lpm<A>, addrs: &[A]) {
     let mut batch = vec![None; addrs.len()];
     t.lookup_batch(addrs, &mut batch);
-    for (a, b) in addrs.iter().zip(&batch) {
+    let mut each = vec![None; addrs.len()];
+    t.lookup_each(addrs, &mut each);
+    for ((a, b), e) in addrs.iter().zip(&batch).zip(&each) {
         let want = oracle.lookup(*a);
+        assert_eq!(
+            *e,
+            want,
+            "{} lookup_each {:?}",
+            t.name(),
+            a.to_std().to_string()
+        );
         assert_eq!(
             t.lookup(*a),
             want,
