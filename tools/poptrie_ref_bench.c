@@ -114,6 +114,10 @@ int main(int argc, char **argv)
     double t0, t1;
     if (pregen_mode) {
         uint32_t *buf = malloc(sizeof(uint32_t) * pregen);
+        if (!buf) {
+            fprintf(stderr, "poptrie_ref_bench: PREGEN %ld: out of memory\n", pregen);
+            return 1;
+        }
         for (long i = 0; i < pregen; i++)
             buf[i] = xor128_next(&s);
         t0 = cpu_seconds();
