@@ -78,6 +78,11 @@ pub struct BenchArgs {
     /// Runs per algorithm; the median is reported.
     #[arg(long, default_value_t = 3)]
     runs: usize,
+    /// Cut each run into this many slices that alternate between the algorithms (rotating
+    /// their order, each slice after 64K untimed warm-up lookups), so that the host's speed
+    /// changes within a round hit every algorithm alike
+    #[arg(long, default_value_t = 1)]
+    slices: usize,
     /// Generate this many addresses of the traffic before timing and cycle through them in
     /// place, so that only lookups are timed (0 = generate on the fly, as the paper's
     /// harness). Keep the buffer cache-sized (e.g. 64K: 256 KiB of IPv4 addresses), or
@@ -160,6 +165,7 @@ fn bench(a: BenchArgs) -> Result<i32> {
         lookups: a.lookups,
         threads: a.threads,
         runs: a.runs,
+        slices: a.slices,
         pregen: a.pregen,
         batch: a.batch,
         updates: a.updates,

@@ -1,5 +1,6 @@
 //! The lookup-rate benchmark ([`bench`]), its per-depth costs and updates under a reader.
 
+use super::rounds::time_rounds;
 use super::*;
 use super::{check, median, Error, Progress, Result};
 use pktlab::io::routes::Update;
@@ -29,6 +30,11 @@ pub struct BenchConfig {
     /// Rounds: every round times each algorithm once, round-robin, so that a phase of host
     /// noise hits all structures of a round alike (the median is reported, every round kept).
     pub runs: usize,
+    /// Slices per round: each round's `lookups` are cut into this many slices, and every
+    /// slice times each structure in turn, in an order rotated per slice, after untimed
+    /// warm-up lookups (1 = each structure timed once per round, without warm-up). Slices
+    /// make a round's values averages over the same second for every structure.
+    pub slices: usize,
     /// Pre-generate this many addresses and cycle through them in place (0 = generate on the
     /// fly); keep it cache-sized (e.g. 64K) or the run also measures memory streaming.
     pub pregen: u64,
@@ -66,6 +72,14 @@ impl BenchConfig {
         check::int_range("--lookups", self.lookups, 1, 1 << 48)?;
         check::int_range("--threads", self.threads as u64, 1, 1024)?;
         check::int_range("--runs", self.runs as u64, 1, 10_000)?;
+        check::int_range("--slices", self.slices as u64, 1, 4096)?;
+        check::int_range("--slices", self.slices as u64, 1, self.lookups)?;
+        if self.slices * self.threads >= 0xffff {
+            return Err(Error::param(format!(
+                "--slices × --threads must stay below 65535 (got {} × {})",
+                self.slices, self.threads
+            )));
+        }
         check::int_range("--pregen", self.pregen, 0, 1 << 32)?;
         check::int_range("--batch", self.batch as u64, 1, 1 << 16)?;
         check::int_range("--publish-every", self.publish_every as u64, 1, 1 << 32)?;
@@ -93,6 +107,7 @@ impl Default for BenchConfig {
             lookups: 1 << 26,
             threads: 1,
             runs: 3,
+            slices: 1,
             pregen: 0,
             batch: 256,
             updates: None,
@@ -244,7 +259,7 @@ pub fn oncpu_ns() -> Option<u64> {
         .ok()
 }
 
-fn oncpu_since(c0: Option<u64>) -> f64 {
+pub(super) fn oncpu_since(c0: Option<u64>) -> f64 {
     oncpu_ns()
         .zip(c0)
         .map_or(f64::NAN, |(b, a)| b.saturating_sub(a) as f64 * 1e-9)
@@ -394,6 +409,8 @@ pub struct BenchResult {
     pub batch: usize,
     /// Rounds (each times every algorithm once, round-robin).
     pub runs: usize,
+    /// Slices per round (each times every algorithm once, in a rotating order).
+    pub slices: usize,
     /// TSC ticks per second on this machine (`None` without a TSC).
     pub tsc_hz: Option<f64>,
     /// Bytes of the structures' allocations advised as huge pages (0 without
@@ -402,60 +419,6 @@ pub struct BenchResult {
     pub huge_page_bytes: u64,
     /// One entry per algorithm, in the order asked.
     pub results: Vec<AlgoBench>,
-}
-
-/// Runs `n` lookups of `traffic` through `t` in batches; returns a checksum of the results
-/// (the wrapping sum of the next-hop ids, 0 for no route).
-fn lookups<A: Address>(
-    t: &dyn Lpm<A>,
-    traffic: &Traffic<A>,
-    n: u64,
-    batch: usize,
-    seed: u64,
-) -> u64 {
-    let mut rng = Xor128::new(seed);
-    // `batch == 1` times the scalar `lookup`, once per address; addresses are still
-    // generated 256 at a time so that generation costs the same in both modes.
-    let scalar = batch == 1;
-    let batch = if scalar { 256 } else { batch };
-    let mut addrs = vec![A::ZERO; batch];
-    let mut out = vec![None; batch];
-    let mut sum = 0u64;
-    let mut done = 0u64;
-    let mut st = LookupGen::new(traffic, &mut rng);
-    // Pre-generated addresses (`pregen`, `trace:`) are looked up in place, cycling through
-    // the buffer, so that only lookups are timed (no copy).
-    let stored = match traffic {
-        Traffic::Trace(v) => Some(v.as_slice()),
-        _ => None,
-    };
-    while done < n {
-        let mut k = batch.min((n - done) as usize);
-        let a = match stored {
-            Some(v) => {
-                k = k.min(v.len() - st.pos);
-                let a = &v[st.pos..st.pos + k];
-                st.pos = if st.pos + k == v.len() { 0 } else { st.pos + k };
-                a
-            }
-            None => {
-                st.fill(traffic, &mut rng, &mut addrs[..k]);
-                &addrs[..k]
-            }
-        };
-        if scalar {
-            // One `lookup` per address, in the structure's own compiled loop (no dynamic
-            // call per address: the reference C harness inlines its lookup too).
-            t.lookup_each(a, &mut out[..k]);
-        } else {
-            t.lookup_batch(a, &mut out[..k]);
-        }
-        for o in &out[..k] {
-            sum = sum.wrapping_add(NextHop::raw(*o) as u64);
-        }
-        done += k as u64;
-    }
-    sum
 }
 
 /// Lookup-rate benchmark (paper 004 §5): builds every algorithm of `cfg.table`, times
@@ -467,82 +430,6 @@ pub fn bench(cfg: &BenchConfig, p: &dyn Progress) -> Result<BenchResult> {
     match family(&cfg.table)? {
         "v4" => bench_family::<u32>(cfg, p),
         _ => bench_family::<u128>(cfg, p),
-    }
-}
-
-/// One timed run of `lookups` lookups on `threads` threads.
-struct Run {
-    /// Wrapping sum of the next hops (all threads).
-    checksum: u64,
-    /// Wall-clock rate, all threads.
-    mlps: f64,
-    /// Wall-clock rate of each thread.
-    thread_mlps: Vec<f64>,
-    /// On-CPU rate of each thread.
-    oncpu_mlps: Vec<f64>,
-}
-
-/// Every round of one structure.
-#[derive(Default)]
-struct Timed {
-    mlps: Vec<f64>,
-    oncpu: Vec<f64>,
-    thread_wall: Vec<Vec<f64>>,
-    thread_oncpu: Vec<Vec<f64>>,
-    one_wall: Vec<f64>,
-    one_oncpu: Vec<f64>,
-    checksum: u64,
-}
-
-impl Timed {
-    fn push(&mut self, r: Run) {
-        self.mlps.push(r.mlps);
-        self.oncpu.push(r.oncpu_mlps.iter().sum());
-        self.thread_wall.push(r.thread_mlps);
-        self.thread_oncpu.push(r.oncpu_mlps);
-        self.checksum = r.checksum;
-    }
-}
-
-/// Times `cfg.lookups` lookups of `traffic` through `t`, split over `threads` threads that
-/// each time their own share (wall clock and on-CPU time).
-fn time_run<A: Address>(
-    t: &dyn Lpm<A>,
-    traffic: &Traffic<A>,
-    cfg: &BenchConfig,
-    threads: usize,
-) -> Run {
-    let per = cfg.lookups / threads as u64;
-    let start = Instant::now();
-    let per_thread: Vec<(u64, f64, f64)> = std::thread::scope(|s| {
-        let hs: Vec<_> = (0..threads)
-            .map(|i| {
-                let tr = traffic.clone();
-                let seed = stream(cfg.table.seed, i);
-                let batch = cfg.batch;
-                s.spawn(move || {
-                    let (st, c0) = (Instant::now(), oncpu_ns());
-                    let sum = lookups(t, &tr, per, batch, seed);
-                    (sum, st.elapsed().as_secs_f64(), oncpu_since(c0))
-                })
-            })
-            .collect();
-        hs.into_iter()
-            .map(|h| h.join().unwrap_or((0, f64::INFINITY, f64::NAN)))
-            .collect()
-    });
-    let secs = start.elapsed().as_secs_f64();
-    Run {
-        checksum: per_thread.iter().fold(0u64, |a, b| a.wrapping_add(b.0)),
-        mlps: (per * threads as u64) as f64 / secs / 1e6,
-        thread_mlps: per_thread
-            .iter()
-            .map(|&(_, s, _)| per as f64 / s / 1e6)
-            .collect(),
-        oncpu_mlps: per_thread
-            .iter()
-            .map(|&(_, _, c)| per as f64 / c / 1e6)
-            .collect(),
     }
 }
 
@@ -577,50 +464,21 @@ fn bench_family<A: Address>(cfg: &BenchConfig, p: &dyn Progress) -> Result<Bench
         }
     };
     let mut built = Vec::with_capacity(algos.len());
+    let mut build_times = Vec::with_capacity(algos.len());
     for algo in algos {
         p.note(&format!("{algo}: building"));
         let c0 = oncpu_ns();
         let (t, build_s) = build(algo, &table.routes);
-        built.push((algo, t, build_s, oncpu_since(c0)));
+        built.push((algo, t));
+        build_times.push((build_s, oncpu_since(c0)));
     }
-    let mut timed: Vec<Timed> = built.iter().map(|_| Timed::default()).collect();
-    let pair = cfg.pair_one_thread && cfg.threads > 1;
-    p.start("lookup rounds", Some((cfg.runs * built.len()) as u64));
-    for run in 0..cfg.runs {
-        if cfg.rebuild && run > 0 {
-            for (algo, t, ..) in built.iter_mut() {
-                // Free the old copy first, so the new one gets memory of its own.
-                *t = Box::new(Radix::<A>::new());
-                *t = build(*algo, &table.routes).0;
-            }
-        }
-        for (i, (algo, t, ..)) in built.iter().enumerate() {
-            // The 1-thread run of a pair goes first in even rounds and second in odd ones,
-            // so that a drift of the host's speed within a pair does not favour either.
-            let one_first = run % 2 == 0;
-            let mut one = || {
-                let one = time_run(&**t, &traffic, cfg, 1);
-                timed[i].one_wall.push(one.mlps);
-                timed[i].one_oncpu.push(one.oncpu_mlps.iter().sum());
-            };
-            if pair && one_first {
-                one();
-            }
-            let r = time_run(&**t, &traffic, cfg, cfg.threads);
-            if pair && !one_first {
-                one();
-            }
-            p.note(&format!("{algo} round {}: {:.2} Mlps", run + 1, r.mlps));
-            timed[i].push(r);
-            p.set((run * built.len() + i) as u64 + 1);
-            p.check_stop()?;
-        }
-    }
-    p.finish();
+    let rebuild = |algo: Algo| build(algo, &table.routes).0;
+    let timed = time_rounds(&mut built, &traffic, cfg, &rebuild, p)?;
     let tsc_hz = by_depth::tsc_hz(std::time::Duration::from_millis(50));
     let algo_list: Vec<Algo> = built.iter().map(|b| b.0).collect();
     let mut results = Vec::new();
-    for ((algo, t, build_s, build_oncpu_s), tm) in built.into_iter().zip(timed) {
+    for (((algo, t), (build_s, build_oncpu_s)), tm) in built.into_iter().zip(build_times).zip(timed)
+    {
         let stats = t.stats();
         let mut r = AlgoBench {
             algo: algo.to_string(),
@@ -665,6 +523,7 @@ fn bench_family<A: Address>(cfg: &BenchConfig, p: &dyn Progress) -> Result<Bench
         threads: cfg.threads,
         batch: cfg.batch,
         runs: cfg.runs,
+        slices: cfg.slices,
         tsc_hz,
         huge_page_bytes: (pktlab::thp::advised_bytes() - advised0) as u64,
         results,

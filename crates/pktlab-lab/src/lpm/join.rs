@@ -11,7 +11,7 @@ impl BenchResult {
     /// over several minutes sample several of its phases where one block samples one.
     ///
     /// Errors when there is no block, or when a block differs in what it measured (table,
-    /// traffic, lookups, threads, batch, algorithms) or in a lookup's checksum.
+    /// traffic, lookups, threads, batch, slices, algorithms) or in a lookup's checksum.
     pub fn join(blocks: Vec<BenchResult>) -> Result<BenchResult> {
         let mut it = blocks.into_iter();
         let mut out = it
@@ -24,6 +24,7 @@ impl BenchResult {
                 && b.lookups == out.lookups
                 && b.threads == out.threads
                 && b.batch == out.batch
+                && b.slices == out.slices
                 && b.results.len() == out.results.len();
             if !same {
                 return Err(Error::param(format!(

@@ -6,11 +6,13 @@
 //! xor128 with his published seed, generated on the fly inside the timed loop.
 //!
 //! Files: `mod.rs` (tables, loading, traffic), `bench.rs` (lookup rate, by-depth costs,
-//! updates under a reader), `join.rs` (blocks of rounds taken at different moments joined
+//! updates under a reader), `rounds.rs` (the interleaved rounds and slices that time the
+//! built structures), `join.rs` (blocks of rounds taken at different moments joined
 //! into one result), `verify.rs` (every algorithm against the oracle).
 
 mod bench;
 mod join;
+mod rounds;
 #[cfg(test)]
 mod tests;
 mod verify;

@@ -63,6 +63,57 @@ fn bench_keeps_every_interleaved_round_and_pairs_thread_counts() {
 }
 
 #[test]
+fn sliced_rounds_feed_every_structure_the_same_addresses() {
+    // The slices of a round add up to the round's lookups, whatever the remainder.
+    for (total, slices) in [(20_000u64, 7usize), (16, 16), (1 << 23, 8)] {
+        let parts: Vec<u64> = (0..slices)
+            .map(|s| super::rounds::slice_lookups(total, slices, s))
+            .collect();
+        assert_eq!(parts.iter().sum::<u64>(), total, "{total} in {slices}");
+        assert!(parts.iter().max().unwrap() - parts.iter().min().unwrap() <= 1);
+    }
+    for traffic in ["random", "zipf:0.9"] {
+        let cfg = BenchConfig {
+            table: spec(5000),
+            traffic: traffic.into(),
+            lookups: 20_000,
+            runs: 3,
+            slices: 7,
+            threads: 2,
+            pair_one_thread: true,
+            pregen: if traffic == "random" { 0 } else { 3000 },
+            ..BenchConfig::default()
+        };
+        let r = bench(&cfg, &Silent).unwrap();
+        assert_eq!(r.slices, 7);
+        // Every slice timed both structures on the same addresses, in whichever order.
+        assert_eq!(r.results[0].checksum, r.results[1].checksum, "{traffic}");
+        assert!(r.results[0].checksum > 0, "{traffic}: every lookup missed");
+        for a in &r.results {
+            assert_eq!(a.runs_oncpu_mlps.len(), 3, "{}", a.algo);
+            assert_eq!(a.runs_one_thread_mlps.len(), 3, "{}", a.algo);
+            assert!(
+                a.runs_mlps.iter().all(|m| m.is_finite() && *m > 0.0),
+                "{a:?}"
+            );
+        }
+        // Slice 0 draws from the unsliced run's streams, the others from streams of their
+        // own: one slice gives another checksum than seven.
+        let one = bench(&BenchConfig { slices: 1, ..cfg }, &Silent).unwrap();
+        assert_ne!(one.results[0].checksum, r.results[0].checksum, "{traffic}");
+    }
+    let bad = BenchConfig {
+        table: spec(100),
+        slices: 0,
+        ..BenchConfig::default()
+    };
+    assert!(bench(&bad, &Silent)
+        .unwrap_err()
+        .to_string()
+        .contains("--slices"));
+}
+
+#[test]
 fn bench_rejects_bad_parameters() {
     let mut cfg = BenchConfig {
         table: spec(100),

@@ -203,25 +203,27 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         algos: names.clone(),
         ..TableSpec::default()
     };
-    // Interleaved rounds: every round times each structure once (see `bench`), so a phase of
-    // host noise between rounds hits every structure of a round alike (the verdict measures
-    // a gap by the median per-round ratio), and the rank-sum test over 15 rounds against 15
-    // separates two structures whose rounds mostly do not overlap.
-    // Each round is long (2^23 lookups, ≈ 0.1 s per structure): a timed run starts with the
-    // caches holding the previous structure's lines, and at 2^20 lookups (≈ 15 ms) that refill
-    // and the host's millisecond-scale noise are a large share of the run. On this harness
-    // (RouteViews 2014, random traffic, AMD EPYC guest) 2^20-lookup rounds spread by
-    // 16–45 % (interquartile range ÷ median) and put SAIL at 0.97–1.28 × Tree BitMap over nine
-    // runs of 25 rounds, a pair at the 10 % margin that flipped verdicts between runs;
-    // 2^23-lookup rounds spread by 7–21 % and put it at 1.03 in two runs, the steady state the
-    // paper's long runs measure. Every round builds each structure afresh (`rebuild`), so the
-    // rounds also sample its memory layouts rather than repeat one: a verdict from rounds of a
-    // single build holds for that build's layout only.
+    // Interleaved rounds, each cut into slices of 2^20 lookups that alternate between the
+    // structures in a rotating order, each slice after untimed warm-up lookups (see `bench`'s
+    // `slices`): on these hosts a structure's speed moves by 2× within a second, and rounds
+    // that timed each structure once for ≈ 0.1 s in a fixed order spread their per-round
+    // ratios from 0.5 to 1.7 (D16R ÷ Tree BitMap, RouteViews 2014, random traffic, Intel
+    // Xeon guest) and carried an order bias (D16R ÷ SAIL at 0.81–0.92 in five of six quick
+    // runs, 0.95 once sliced); sliced, the same pair's per-round ratios spread 0.88–1.03.
+    // The verdict measures a gap by the median per-round ratio, and the rank-sum test over
+    // 15 rounds against 15 separates two structures whose rounds mostly do not overlap.
+    // A round is long (2^23 lookups per structure at --quick, 2^24 at full size): with one
+    // slice, 2^20-lookup rounds spread by 16–45 % (interquartile range ÷ median) where
+    // 2^23-lookup rounds spread by 7–21 % (AMD EPYC guest), the steady state the paper's long
+    // runs measure. Every round builds each structure afresh (`rebuild`), so the rounds also
+    // sample its memory layouts rather than repeat one: a verdict from rounds of a single
+    // build holds for that build's layout only.
     // 15 rounds at both sizes, in three blocks: the by-depth timings are the first block's
     // rounds, and with 3 of them (9 rounds at full size once) the by-depth check could only
     // be a tie (fully apart is p = 1/20).
     let lookups = ctx.pick(1u64 << 16, 1 << 23, 1 << 24);
     let runs = ctx.pick(3, 15, 15);
+    let slices = (lookups >> 20).max(1) as usize;
     // Single timed lookups for the by-depth figure, cut into the first random block's rounds:
     // 2^20 at both sizes, so each kept depth has ≥ 1,000 of them.
     let depth_samples = ctx.pick(1u64 << 14, 1 << 20, 1 << 20);
@@ -230,6 +232,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         traffic: "random".into(),
         lookups,
         runs,
+        slices,
         by_depth,
         depth_samples,
         rebuild: true,
@@ -284,11 +287,11 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         },
     ));
     b.commands.push(format!(
-        "pktlab lpm bench {tflag} --nexthops {nexthops} --algo {} --traffic random --lookups {lookups} --runs {runs} --rebuild --huge-pages --by-depth --depth-samples {depth_samples} --json",
+        "pktlab lpm bench {tflag} --nexthops {nexthops} --algo {} --traffic random --lookups {lookups} --runs {runs} --slices {slices} --rebuild --huge-pages --by-depth --depth-samples {depth_samples} --json",
         names.join(",")
     ));
     b.commands.push(format!(
-        "pktlab lpm bench {tflag} --nexthops {nexthops} --algo {} --traffic {ZIPF} --pregen {} --lookups {lookups} --runs {runs} --rebuild --huge-pages --by-depth --depth-samples {depth_samples} --json",
+        "pktlab lpm bench {tflag} --nexthops {nexthops} --algo {} --traffic {ZIPF} --pregen {} --lookups {lookups} --runs {runs} --slices {slices} --rebuild --huge-pages --by-depth --depth-samples {depth_samples} --json",
         prior_names.join(","),
         1 << 18
     ));
