@@ -210,8 +210,8 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     // ratios from 0.5 to 1.7 (D16R ÷ Tree BitMap, RouteViews 2014, random traffic, Intel
     // Xeon guest) and carried an order bias (D16R ÷ SAIL at 0.81–0.92 in five of six quick
     // runs, 0.95 once sliced); sliced, the same pair's per-round ratios spread 0.88–1.03.
-    // The verdict measures a gap by the median per-round ratio, and the rank-sum test over
-    // 15 rounds against 15 separates two structures whose rounds mostly do not overlap.
+    // The verdict measures a gap by the median per-round ratio and tests it with the
+    // signed-rank test on the 15 per-round ratios (crate::verdict).
     // A round is long (2^23 lookups per structure at --quick, 2^24 at full size): with one
     // slice, 2^20-lookup rounds spread by 16–45 % (interquartile range ÷ median) where
     // 2^23-lookup rounds spread by 7–21 % (AMD EPYC guest), the steady state the paper's long
