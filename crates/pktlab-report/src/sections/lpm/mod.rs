@@ -208,8 +208,8 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     // `slices`): on these hosts a structure's speed moves by 2× within a second, and rounds
     // that timed each structure once for ≈ 0.1 s in a fixed order spread their per-round
     // ratios from 0.5 to 1.7 (D16R ÷ Tree BitMap, RouteViews 2014, random traffic, Intel
-    // Xeon guest) and carried an order bias (D16R ÷ SAIL at 0.81–0.92 in five of six quick
-    // runs, 0.95 once sliced); sliced, the same pair's per-round ratios spread 0.88–1.03.
+    // Xeon guest); sliced, the same pair's per-round ratios spread 0.88–1.03 in a bench of
+    // three structures (±30 % still in the report's table of fifteen).
     // The verdict measures a gap by the median per-round ratio and tests it with the
     // signed-rank test on the 15 per-round ratios (crate::verdict).
     // A round is long (2^23 lookups per structure at --quick, 2^24 at full size): with one
