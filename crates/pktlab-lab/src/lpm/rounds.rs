@@ -240,15 +240,10 @@ pub(super) fn time_rounds<A: Address>(
                 let i = (run * slices + s + k) % n;
                 let t = &*built[i].1;
                 if slices > 1 {
-                    // A stream no timed slice uses: the last of the 16-bit thread field.
+                    // A stream no timed slice uses: the one after the last (slice, thread).
                     let warm = WARM_SLICE_LOOKUPS.min(len);
-                    std::hint::black_box(lookups(
-                        t,
-                        traffic,
-                        warm,
-                        cfg.batch,
-                        stream(cfg.table.seed, 0xffff),
-                    ));
+                    let warm_seed = stream(cfg.table.seed, slices * cfg.threads);
+                    std::hint::black_box(lookups(t, traffic, warm, cfg.batch, warm_seed));
                 }
                 // The 1-thread run of a pair goes first in even slices and second in odd
                 // ones, so that a drift of the host's speed within a pair favours neither.
