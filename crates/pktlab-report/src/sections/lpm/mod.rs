@@ -429,17 +429,22 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
             .collect::<Vec<_>>()
     };
     let psrc = "DIGEST.md §004 comparison with prior work (research-network full table)";
+    let prior_rule = Rule::Ordering { tie: 0.03 };
+    let random_rows = prior(rr, &names, 0);
+    let evidence = ("random", why::RANDOM_EVIDENCE);
+    why::prior_note(&mut b, &random_rows, prior_rule, &names, rr, evidence);
     b.comparisons.push(Comparison::new(
         "lpm-prior-random",
         "Against prior work: random traffic",
         psrc,
         "Mlps",
-        prior(rr, &names, 0),
-        Rule::Ordering { tie: 0.03 },
+        random_rows,
+        prior_rule,
     ));
     let real = prior(zr, &prior_names, 1);
-    let real_rule = Rule::Ordering { tie: 0.03 };
-    why::prior_real_note(&mut b, &real, real_rule, &prior_names, zr);
+    let real_rule = prior_rule;
+    let evidence = (ZIPF, why::ZIPF_EVIDENCE);
+    why::prior_note(&mut b, &real, real_rule, &prior_names, zr, evidence);
     b.comparisons.push(Comparison::new(
         "lpm-prior-real",
         &format!("Against prior work: the paper's real traffic vs our {ZIPF}"),

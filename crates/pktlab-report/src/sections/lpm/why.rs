@@ -2,7 +2,7 @@
 //! the mechanism and give this run's numbers beside the structure-level evidence (instruction
 //! and miss counts from `tools/lpm_cachegrind.sh`, kept in `docs/results/lpm.md`).
 
-use super::{find, rate, ZIPF};
+use super::{find, rate};
 use crate::model::{Body, CmpRow};
 use crate::verdict::{inverted, Rule};
 use pktlab_lab::lpm::AlgoBench;
@@ -119,31 +119,38 @@ pub(super) fn depth_note(
 /// RouteViews 2014 asn:64; the counts are in docs/results/lpm.md).
 const DEPTH_EVIDENCE: &str = "Per scalar random lookup on the paper's caches cachegrind counts D18R at 1.13 L1 data misses and SAIL at 1.23, against Poptrie18's 1.26 (tools/lpm_cachegrind.sh with BATCH=1; counts in docs/results/lpm.md).";
 
-/// The Zipf-traffic comparison's inverted pairs, explained with this run's medians and the
-/// per-lookup counts of each structure on the same traffic.
-pub(super) fn prior_real_note(
+/// A prior-work comparison's inverted pairs (on `traffic`), explained with this run's medians
+/// and the per-lookup counts of each structure on the same traffic (`evidence`:
+/// [`RANDOM_EVIDENCE`] or [`ZIPF_EVIDENCE`]).
+pub(super) fn prior_note(
     b: &mut Body,
     rows: &[CmpRow],
     rule: Rule,
     names: &[String],
-    zr: &[AlgoBench],
+    res: &[AlgoBench],
+    (traffic, evidence): (&str, &str),
 ) {
     let inv = inverted(rows, rule);
     if inv.is_empty() {
         return;
     }
-    let med = |n: &str| find(names, zr, n).map_or(f64::NAN, rate);
+    let med = |n: &str| find(names, res, n).map_or(f64::NAN, rate);
     let pairs: Vec<String> = inv
         .iter()
         .map(|(hi, lo)| format!("{lo} {:.1} above {hi} {:.1} Mlps", med(lo), med(hi)))
         .collect();
     b.notes.push(format!(
-        "On {ZIPF} ours inverts {} of the paper's real-traffic orderings beyond noise ({}). {ZIPF_EVIDENCE}",
+        "On {traffic} traffic ours inverts {} of the paper's orderings beyond noise ({}). {evidence}",
         inv.len(),
         pairs.join("; ")
     ));
 }
 
-/// The instruction and miss counts behind [`prior_real_note`] (`tools/lpm_cachegrind.sh` with
-/// `TRAFFIC=zipf:1.0 PREGEN=262144`, RouteViews 2014 asn:64; in docs/results/lpm.md).
-const ZIPF_EVIDENCE: &str = "Per Zipf lookup on the paper's caches cachegrind counts D16R at 134 instructions, 1.6 L1 data misses and 2.9 mispredicted branches (its binary search over a chunk's ranges, whose steps depend on the address) against Tree BitMap's 136, 3.2 and 0.8: on this guest the mispredictions cost more than the extra L1 misses, which hit the L3. SAIL executes fewer instructions and misses fewer reads than Poptrie16 (56 vs 95 instructions, 1.3 vs 2.2 L1 misses) and still times level with it or below here, which the counts do not explain (tools/lpm_cachegrind.sh with PREGEN; counts in docs/results/lpm.md).";
+/// The instruction and miss counts behind [`prior_note`] on random traffic
+/// (`tools/lpm_cachegrind.sh`, RouteViews 2014 asn:64; in docs/results/lpm.md).
+pub(super) const RANDOM_EVIDENCE: &str = "Per random lookup on the paper's caches cachegrind counts D16R at 70 instructions and 1.22 L1 data misses, none of them beyond an 8 MiB level (its table is 0.8 MiB), against SAIL's 48 instructions, 1.23 L1 misses and 0.19 misses beyond 8 MiB (its table is 22 MiB). On the paper's machine (8 MiB L3) SAIL went to memory on a fifth of its lookups; where the last-level cache holds SAIL's 22 MiB (the machine's caches are in the header), its third fewer instructions win (tools/lpm_cachegrind.sh; counts in docs/results/lpm.md).";
+
+/// The instruction and miss counts behind [`prior_note`] on Zipf traffic
+/// (`tools/lpm_cachegrind.sh` with `TRAFFIC=zipf:1.0 PREGEN=262144`, RouteViews 2014 asn:64;
+/// in docs/results/lpm.md).
+pub(super) const ZIPF_EVIDENCE: &str = "Per Zipf lookup on the paper's caches cachegrind counts D16R at 134 instructions, 1.6 L1 data misses and 2.9 mispredicted branches, and D18R at 99, 1.3 and 2.1 (their binary search over a chunk's ranges, whose steps depend on the address), against Tree BitMap's 136, 3.2 and 0.8: on this guest the mispredictions cost more than the extra L1 misses, which hit the L3. SAIL executes fewer instructions and misses fewer reads than Poptrie16 (56 vs 95 instructions, 1.3 vs 2.2 L1 misses) and still times level with it or below here, which the counts do not explain (tools/lpm_cachegrind.sh with PREGEN; counts in docs/results/lpm.md).";
