@@ -442,16 +442,15 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         prior_rule,
     ));
     let real = prior(zr, &prior_names, 1);
-    let real_rule = prior_rule;
     let evidence = (ZIPF, why::ZIPF_EVIDENCE);
-    why::prior_note(&mut b, &real, real_rule, &prior_names, zr, evidence);
+    why::prior_note(&mut b, &real, prior_rule, &prior_names, zr, evidence);
     b.comparisons.push(Comparison::new(
         "lpm-prior-real",
         &format!("Against prior work: the paper's real traffic vs our {ZIPF}"),
         psrc,
         "Mlps",
         real,
-        real_rule,
+        prior_rule,
     ));
     // A table without prefixes longer than /24 cannot produce the quantity: not measured
     // (never a 0 against the paper's share).

@@ -36,13 +36,9 @@ fn sack_sender_retransmits_only_the_holes() {
     assert_eq!(s.stats.timeouts, 0);
 }
 
-/// Issue 17: BBR with SACK on a lossy path must not overestimate the bottleneck. Every
-/// segment is counted delivered once — SACKed, cumulatively ACKed, or both, also after a
-/// timeout cleared the scoreboard and go-back-N re-sent SACKed segments — so no delivery-rate
-/// sample (Δdelivered over at least RTprop) can exceed the bottleneck rate by more than the
-/// ACK-clock jitter.
-#[test]
-fn bbr_with_sack_under_loss_keeps_btlbw_at_the_path_rate() {
+/// A BBR sender with SACK (initial window 10, minimum RTO 200 ms), its config, and a
+/// 10 Mb/s path of 20 ms one way holding `buffer` packets.
+fn bbr_sack(buffer: u32) -> (TcpConfig, TcpSender, TestPath) {
     let cfg = TcpConfig {
         sack: true,
         init_cwnd: 10,
@@ -53,9 +49,20 @@ fn bbr_with_sack_under_loss_keeps_btlbw_at_the_path_rate() {
     let path = TestPath {
         bw_bps: 10_000_000,
         one_way: 20 * MS,
-        buffer: 8,
+        buffer,
         sack: true,
     };
+    (cfg, s, path)
+}
+
+/// Issue 17: BBR with SACK on a lossy path must not overestimate the bottleneck. Every
+/// segment is counted delivered once — SACKed, cumulatively ACKed, or both, also after a
+/// timeout cleared the scoreboard and go-back-N re-sent SACKed segments — so no delivery-rate
+/// sample (Δdelivered over at least RTprop) can exceed the bottleneck rate by more than the
+/// ACK-clock jitter.
+#[test]
+fn bbr_with_sack_under_loss_keeps_btlbw_at_the_path_rate() {
+    let (cfg, s, path) = bbr_sack(8);
     let rate = path.bw_bps as f64 / (8.0 * (cfg.mss + cfg.header) as f64); // segments/s
                                                                            // 3 % random loss on top of the shallow buffer's overflow: SACK recoveries and timeouts.
     let mut rng = crate::util::SplitMix64::new(17);
@@ -265,19 +272,7 @@ fn sack_new_ack_clears_the_rto_backoff() {
 /// single head retransmission of a fast retransmit or timeout.
 #[test]
 fn bbr_paces_sack_retransmissions() {
-    let cfg = TcpConfig {
-        sack: true,
-        init_cwnd: 10,
-        min_rto: 200 * MS,
-        ..TcpConfig::default()
-    };
-    let s = TcpSender::new(0, TcpKind::Bbr, &cfg);
-    let path = TestPath {
-        bw_bps: 10_000_000,
-        one_way: 20 * MS,
-        buffer: 1000,
-        sack: true,
-    };
+    let (_, s, path) = bbr_sack(1000);
     let mut rng = crate::util::SplitMix64::new(5);
     let (mut last, mut at_once, mut worst, mut max_seq) = (0 as Time, 0u32, 0u32, 0u32);
     let mut retx_bursts = 0u32;
