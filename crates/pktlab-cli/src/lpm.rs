@@ -106,6 +106,10 @@ pub struct BenchArgs {
     /// With --by-depth: lookups timed (the first N addresses of the traffic, thread 0).
     #[arg(long, default_value = "1M", value_parser = parse_size)]
     depth_samples: u64,
+    /// With --by-depth: interleaved rounds of the single-lookup timings, each timing its own
+    /// slice of the samples in every structure in turn [default: --runs].
+    #[arg(long)]
+    depth_rounds: Option<usize>,
     /// With --threads > 1: each round also times 1 thread right beside the multi-thread run
     /// (before it in even rounds, after it in odd ones: a tightly paired scaling ratio).
     #[arg(long)]
@@ -172,6 +176,7 @@ fn bench(a: BenchArgs) -> Result<i32> {
         publish_every: a.publish_every,
         by_depth: a.by_depth,
         depth_samples: a.depth_samples,
+        depth_rounds: a.depth_rounds,
         pair_one_thread: a.pair_one_thread,
         rebuild: a.rebuild,
         huge_pages: a.huge_pages,

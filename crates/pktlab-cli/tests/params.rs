@@ -26,6 +26,10 @@ const CASES: &[(&[&str], &str)] = &[
         "--depth-samples",
     ),
     (
+        &["lpm", "bench", "--by-depth", "--depth-rounds=0"],
+        "--depth-rounds",
+    ),
+    (
         &["lpm", "bench", "--synthetic-routes=0"],
         "--synthetic-routes",
     ),

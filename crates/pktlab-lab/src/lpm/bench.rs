@@ -48,8 +48,13 @@ pub struct BenchConfig {
     /// ([`pktlab::lpm::by_depth`], paper 004's box plot).
     pub by_depth: bool,
     /// With `by_depth`: lookups timed (the first N addresses of the traffic, thread 0), cut
-    /// into `runs` slices timed round-robin over the structures.
+    /// into `depth_rounds` slices timed round-robin over the structures.
     pub depth_samples: u64,
+    /// With `by_depth`: interleaved rounds of the single-lookup timings (`None`: `runs`).
+    /// A pair test over rounds needs many of them to tell an ordering from one disturbed
+    /// round: with 5 rounds every round must agree (the signed-rank test cannot go below
+    /// p = 1/32), with 15 one or two rounds hit by the host can disagree.
+    pub depth_rounds: Option<usize>,
     /// With `threads` > 1: each round also times the structure on 1 thread right beside the
     /// `threads`-thread run (before it in even rounds, after it in odd ones), so that the
     /// scaling ratio compares two back-to-back runs.
@@ -86,6 +91,14 @@ impl BenchConfig {
         check::int_range("--publish-every", self.publish_every as u64, 1, 1 << 32)?;
         if self.by_depth {
             check::int_range("--depth-samples", self.depth_samples, 1, 1 << 32)?;
+            if let Some(r) = self.depth_rounds {
+                check::int_range(
+                    "--depth-rounds",
+                    r as u64,
+                    1,
+                    self.depth_samples.min(10_000),
+                )?;
+            }
         }
         if let Some(a) = self.traffic.strip_prefix("zipf:") {
             let alpha: f64 = a.parse().map_err(|_| {
@@ -115,6 +128,7 @@ impl Default for BenchConfig {
             publish_every: 64,
             by_depth: false,
             depth_samples: 1 << 20,
+            depth_rounds: None,
             pair_one_thread: false,
             rebuild: false,
             huge_pages: false,
@@ -291,10 +305,11 @@ fn depth_timer<'a, A: Address>(
 }
 
 /// `by_depth`: times the first `depth_samples` addresses of the traffic one by one in every
-/// structure, in interleaved rounds: the samples are cut into `runs` slices, and round r times
-/// slice r in each structure in turn (after an untimed warm-up on 65,536 other addresses of
-/// the stream), so a phase of host noise falls on every structure of a round alike. Each
-/// depth's percentiles are the median over the rounds of that round's percentile.
+/// structure, in interleaved rounds: the samples are cut into `depth_rounds` slices (default
+/// `runs`), and round r times slice r in each structure in turn (after an untimed warm-up on
+/// 65,536 other addresses of the stream), so a phase of host noise falls on every structure
+/// of a round alike. Each depth's percentiles are the median over the rounds of that round's
+/// percentile.
 fn depth_rounds<A: Address>(
     algos: &[Algo],
     routes: &[(Prefix<A>, NextHop)],
@@ -310,7 +325,7 @@ fn depth_rounds<A: Address>(
     let mut addrs = vec![A::ZERO; n + WARM_LOOKUPS];
     st.fill(traffic, &mut rng, &mut addrs);
     let (addrs, warm) = addrs.split_at(n);
-    let chunk = n.div_ceil(cfg.runs.clamp(1, n));
+    let chunk = n.div_ceil(cfg.depth_rounds.unwrap_or(cfg.runs).clamp(1, n));
     let mut timers: Vec<_> = algos
         .iter()
         .map(|&a| {

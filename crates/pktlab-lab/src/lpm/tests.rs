@@ -215,3 +215,48 @@ fn join_concatenates_rounds_and_recomputes_medians() {
     assert!(e.contains("block 2 measured something else"), "{e}");
     assert!(BenchResult::join(Vec::new()).is_err());
 }
+
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn by_depth_rounds_are_their_own_count() {
+    let cfg = BenchConfig {
+        table: spec(3000),
+        lookups: 4096,
+        runs: 2,
+        by_depth: true,
+        depth_samples: 4000,
+        depth_rounds: Some(5),
+        ..BenchConfig::default()
+    };
+    let r = bench(&cfg, &Silent).unwrap();
+    for a in &r.results {
+        assert_eq!(a.runs_mlps.len(), 2, "{}", a.algo);
+        let d = a.by_depth.as_ref().expect("by-depth report");
+        // 4,000 samples in 5 rounds of 800; every depth row has one p95 slot per round.
+        assert_eq!((d.rounds, d.lookups), (5, 4000), "{}", a.algo);
+        assert!(d.depths.iter().all(|row| row.rounds_p95.len() == 5));
+        assert_eq!(d.depths.iter().map(|row| row.count).sum::<u64>(), 4000);
+    }
+    // Without `depth_rounds` the by-depth rounds are the bench's rounds.
+    let r = bench(
+        &BenchConfig {
+            depth_rounds: None,
+            ..cfg.clone()
+        },
+        &Silent,
+    )
+    .unwrap();
+    assert_eq!(r.results[0].by_depth.as_ref().unwrap().rounds, 2);
+    // More rounds than samples, or none, is refused before any table is built.
+    for bad in [0, 4001] {
+        let e = BenchConfig {
+            depth_rounds: Some(bad),
+            ..cfg.clone()
+        }
+        .validate();
+        assert!(
+            e.unwrap_err().to_string().contains("--depth-rounds"),
+            "{bad}"
+        );
+    }
+}
