@@ -114,27 +114,28 @@ impl CcnSimConfig {
     }
 }
 
+/// The content-store policy named `name`, or a one-line error naming `--policy` and listing
+/// the policies.
+fn parse_policy(name: &str) -> Result<Policy> {
+    Policy::parse(name).ok_or_else(|| {
+        let all: Vec<&str> = Policy::ALL.iter().map(|p| p.as_str()).collect();
+        Error::param(format!(
+            "--policy {name:?}: expected one of {}",
+            all.join(", ")
+        ))
+    })
+}
+
 /// Content-store hit ratio for every policy × size under Zipf(α) requests, with Che's LRU
 /// approximation and the ideal ratio beside it, and the forwarder's request rate (CS off
 /// and each size).
 pub fn sim(a: &CcnSimConfig, p: &dyn Progress) -> Result<CcnSimResult> {
     a.validate()?;
-    let mut pols = Vec::new();
-    for name in &a.policy {
-        match Policy::parse(name) {
-            Some(x) => pols.push(x),
-            None => {
-                return Err(Error::param(format!(
-                    "--policy {name:?}: expected one of {}",
-                    Policy::ALL
-                        .iter()
-                        .map(|p| p.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )))
-            }
-        }
-    }
+    let pols = a
+        .policy
+        .iter()
+        .map(|name| parse_policy(name))
+        .collect::<Result<Vec<_>>>()?;
     let table = ZipfTable::new(a.alpha, a.contents, a.table_entries)?;
     let tv = table.stats().tv;
     p.note(&format!(
@@ -228,8 +229,7 @@ pub fn paired_rates(a: &CcnSimConfig, sizes: [u64; 2], slices: u64) -> Result<[f
         check::int_range("--cs-entries", c, 1, 1 << 26)?;
     }
     let name = a.policy.first().map_or("lru", |s| s.as_str());
-    let pol = Policy::parse(name)
-        .ok_or_else(|| Error::param(format!("--policy {name:?}: not a policy")))?;
+    let pol = parse_policy(name)?;
     let table = ZipfTable::new(a.alpha, a.contents, a.table_entries)?;
     let mut loops = sizes.map(|c| {
         let mut l = CcnLoop::new(
@@ -311,5 +311,14 @@ mod tests {
         assert!(e.starts_with("slices"), "{e}");
         let e = paired_rates(&cfg, [0, 4096], 4).unwrap_err().to_string();
         assert!(e.starts_with("--cs-entries"), "{e}");
+        let bad = CcnSimConfig {
+            policy: vec!["mru".into()],
+            ..cfg.clone()
+        };
+        let e = paired_rates(&bad, [16, 4096], 4).unwrap_err().to_string();
+        assert!(
+            e.starts_with("--policy \"mru\": expected one of") && e.contains("lru"),
+            "{e}"
+        );
     }
 }
