@@ -207,6 +207,14 @@ fn print_bench(v: &Value) {
             b as f64 / (1u64 << 20) as f64
         );
     }
+    if let Some(c) = v["poptrie_auto_batch"].as_object() {
+        println!(
+            "poptrie auto: batches of {}+ addresses run {} (AVX-512 walk timed at {:.2}x the scalar one)",
+            pktlab::lpm::poptrie::SIMD_MIN_BATCH,
+            c["kernel"].as_str().unwrap_or("?"),
+            c["speedup"].as_f64().unwrap_or(0.0)
+        );
+    }
     println!(
         "{:<20} {:>9} {:>8} {:>10} {:>10} {:>11} {:>8}",
         "algo", "Mlps", "ns/look", "MiB", "int.nodes", "leaves", "build s"

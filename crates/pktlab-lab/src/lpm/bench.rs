@@ -433,6 +433,11 @@ pub struct BenchResult {
     /// [`BenchConfig::huge_pages`], or when the program's allocator is not
     /// [`pktlab::thp::ThpAllocator`]).
     pub huge_page_bytes: u64,
+    /// What `auto` Poptries run for batches of at least
+    /// [`pktlab::lpm::poptrie::SIMD_MIN_BATCH`] addresses on this CPU, as timed when the first
+    /// large table of the family was built (`None` without AVX-512, or when no `auto` Poptrie
+    /// of at least [`pktlab::lpm::poptrie::MIN_ROUTES`] routes was built).
+    pub poptrie_auto_batch: Option<pktlab::lpm::poptrie::Calibration>,
     /// One entry per algorithm, in the order asked.
     pub results: Vec<AlgoBench>,
 }
@@ -542,6 +547,7 @@ fn bench_family<A: Address>(cfg: &BenchConfig, p: &dyn Progress) -> Result<Bench
         slices: cfg.slices,
         tsc_hz,
         huge_page_bytes: (pktlab::thp::advised_bytes() - advised0) as u64,
+        poptrie_auto_batch: pktlab::lpm::poptrie::auto_batch::<A>(),
         results,
     })
 }

@@ -19,11 +19,13 @@ pub enum Variant {
 /// Which compiled lookup code a Poptrie runs. The structure is the same for all; only the
 /// instructions differ. `Auto` picks the best one the CPU supports, detected once when the
 /// Poptrie is made (never per lookup).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Kernel {
-    /// `popcnt` if the CPU has POPCNT, else `generic`. The SIMD kernels are opt-in: on the
-    /// measured machine (docs/results/poptrie.md, "Lookup kernels and instruction counts") they did not beat the
-    /// scalar batch consistently enough to be the default.
+    /// `popcnt` if the CPU has POPCNT, else `generic`, for the scalar lookup and for batches
+    /// of fewer than [`super::SIMD_MIN_BATCH`] addresses; larger batches run the AVX-512 walk
+    /// where the CPU has it and runs it clearly faster on the first large table built, timed
+    /// once per process and family ([`super::auto_batch`], `poptrie/calibrate.rs`).
     #[default]
     Auto,
     /// Baseline x86-64 (or any other architecture): software population count.

@@ -53,6 +53,13 @@ impl<A: Address> Poptrie<A> {
         self.kernel
     }
 
+    /// The kernel of `lookup_batch` calls of at least [`SIMD_MIN_BATCH`] addresses (smaller
+    /// ones run [`Poptrie::kernel`]): the same kernel when one was named; under `auto`, the
+    /// walk this process's timing chose ([`auto_batch`]), else the scalar one.
+    pub fn batch_kernel(&self) -> Kernel {
+        self.batch_kernel
+    }
+
     /// Batched lookup over groups of `G` addresses, level-synchronous and branch-free in the
     /// data: round 0 prefetches every direct-pointing entry of the group and writes the
     /// results of those that are leaves; the others go to a work list (compacted without
@@ -129,6 +136,42 @@ impl<A: Address> Poptrie<A> {
                 }
                 nw = next;
             }
+        }
+    }
+
+    /// The batch walk of kernel `k` over `addrs` (the dispatch of `lookup_batch`).
+    ///
+    /// # Safety
+    /// `k` must be supported by the running CPU ([`Kernel::supported`]), as every kernel
+    /// [`Kernel::resolve`] returns is.
+    pub(super) unsafe fn batch_with(&self, k: Kernel, addrs: &[A], out: &mut [Option<NextHop>]) {
+        #[cfg(target_arch = "x86_64")]
+        match k {
+            Kernel::Avx512 if self.t.nodes.items.len() < simd::MAX_NODES => {
+                // SAFETY: the caller's contract: `k` is supported on this CPU, which therefore has AVX-512
+                // F/VL/BW; `vpopcnt` is `has_vpopcnt()`, run-time detection of VPOPCNTDQ
+                // (tests may only clear it); the node count was checked.
+                unsafe {
+                    if self.vpopcnt {
+                        simd::batch_avx512_vpop::<A>(self, addrs, out)
+                    } else {
+                        simd::batch_avx512::<A>(self, addrs, out)
+                    }
+                }
+            }
+            Kernel::Avx2 if self.t.nodes.items.len() < simd::MAX_NODES => {
+                // SAFETY: the caller's contract: `k` is supported on this CPU, which therefore has AVX2 and
+                // POPCNT; the node count was checked.
+                unsafe { simd::batch_avx2(self, addrs, out) }
+            }
+            Kernel::Generic | Kernel::Auto => self.batch_any(addrs, out),
+            // SAFETY: the caller's contract: `k` is supported on this CPU, which therefore has POPCNT.
+            _ => unsafe { self.batch_popcnt(addrs, out) },
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = k;
+            self.batch_any(addrs, out)
         }
     }
 

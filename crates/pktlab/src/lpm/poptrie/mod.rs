@@ -38,6 +38,7 @@
 //! batch kernels), `simd.rs` (AVX2/AVX-512 batch walks).
 
 mod build;
+mod calibrate;
 mod config;
 mod lookup;
 #[cfg(target_arch = "x86_64")]
@@ -45,6 +46,7 @@ mod simd;
 #[cfg(test)]
 mod tests;
 
+pub use calibrate::{auto_batch, Calibration, MIN_ROUTES, SIMD_MIN_BATCH, WIN};
 pub use config::{Kernel, PoptrieConfig, Variant};
 
 use super::radix::Radix;
@@ -204,6 +206,9 @@ pub struct Poptrie<A: Address> {
     cfg: PoptrieConfig,
     /// `cfg.kernel` resolved against the CPU once, at construction.
     kernel: Kernel,
+    /// The kernel of `lookup_batch` calls of at least [`SIMD_MIN_BATCH`] addresses: `kernel`,
+    /// or under `auto` the walk the process's timing chose ([`auto_batch`]).
+    batch_kernel: Kernel,
     /// The CPU has AVX512-VPOPCNTDQ (used by the AVX-512 kernel), detected at construction.
     vpopcnt: bool,
     rib: Radix<A>,
@@ -217,9 +222,15 @@ impl<A: Address> Poptrie<A> {
             s: cfg.s.min(PoptrieConfig::MAX_S),
             ..cfg
         };
+        let kernel = cfg.kernel.resolve();
+        let batch_kernel = match auto_batch::<A>() {
+            Some(c) if cfg.kernel == Kernel::Auto => c.kernel,
+            _ => kernel,
+        };
         Poptrie {
             cfg,
-            kernel: cfg.kernel.resolve(),
+            kernel,
+            batch_kernel,
             vpopcnt: has_vpopcnt(),
             rib: Radix::new(),
             t: Tables {
@@ -292,6 +303,9 @@ impl<A: Address> Lpm<A> for Poptrie<A> {
             Leaves::Narrow(Arena::new())
         };
         self.rebuild();
+        if self.cfg.kernel == Kernel::Auto {
+            self.batch_kernel = self.auto_batch_kernel(routes);
+        }
     }
 
     fn insert(&mut self, prefix: Prefix<A>, nh: NextHop) -> Option<NextHop> {
@@ -329,33 +343,15 @@ impl<A: Address> Lpm<A> for Poptrie<A> {
     }
 
     fn lookup_batch(&self, addrs: &[A], out: &mut [Option<NextHop>]) {
-        #[cfg(target_arch = "x86_64")]
-        match self.kernel {
-            Kernel::Avx512 if self.t.nodes.items.len() < simd::MAX_NODES => {
-                // SAFETY: the kernel was resolved on this CPU, which therefore has AVX-512
-                // F/VL/BW; `vpopcnt` is `has_vpopcnt()`, run-time detection of VPOPCNTDQ
-                // (tests may only clear it); the node count was checked.
-                unsafe {
-                    if self.vpopcnt {
-                        simd::batch_avx512_vpop::<A>(self, addrs, out)
-                    } else {
-                        simd::batch_avx512::<A>(self, addrs, out)
-                    }
-                }
-            }
-            Kernel::Avx2 if self.t.nodes.items.len() < simd::MAX_NODES => {
-                // SAFETY: the kernel was resolved on this CPU, which therefore has AVX2 and
-                // POPCNT; the node count was checked.
-                unsafe { simd::batch_avx2(self, addrs, out) }
-            }
-            Kernel::Generic | Kernel::Auto => self.batch_any(addrs, out),
-            // SAFETY: the kernel was resolved on this CPU, which therefore has POPCNT.
-            _ => unsafe { self.batch_popcnt(addrs, out) },
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        self.batch_any(addrs, out)
+        let k = if addrs.len() >= SIMD_MIN_BATCH {
+            self.batch_kernel
+        } else {
+            self.kernel
+        };
+        // SAFETY: `kernel` and `batch_kernel` are resolved on this CPU (`Kernel::resolve`, or
+        // the timing's choice, which it makes only after `Kernel::Avx512.supported()`).
+        unsafe { self.batch_with(k, addrs, out) };
     }
-
     fn memory_bytes(&self) -> usize {
         self.t.dir.len() * 4
             + self.t.nodes.live * std::mem::size_of::<Node>()
