@@ -19,8 +19,9 @@
 # Each round runs, in an order that alternates between rounds: the reference scalar loop with
 # xor128 generated in the loop ("random") and pktlab `--batch 1` on the same stream; the
 # reference on a pre-generated buffer cycled in place ("pregen") and pktlab `--pregen` with its
-# default batch. Rates are on-CPU million lookups per second. Prints every round, the medians
-# and the per-round ratios' median (pktlab / reference).
+# default batch (256; `auto` picks the batch walk, printed in the header). Rates are on-CPU
+# million lookups per second. Prints every round, the medians and the per-round ratios' median
+# (pktlab / reference).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-5}
@@ -57,6 +58,11 @@ ours() {
 
 echo "# $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-) | load $(cut -d' ' -f1-3 /proc/loadavg) | $(date -u +%FT%TZ)"
 echo "# reference: $(git -C "$POPTRIE_SRC" rev-parse --short HEAD 2>/dev/null || echo '?') built with $REF_CFLAGS; pktlab: $("$PKTLAB" --version)"
+# Which batch walk pktlab's `auto` runs for --pregen (the AVX-512 one where this CPU runs it
+# clearly faster, timed when the table is built; the scalar one otherwise).
+auto=$(taskset -c "$CPU" "$PKTLAB" lpm bench --table "$TABLE" --family v4 --nexthops hash:16 --algo poptrie18 \
+  --lookups 1024 --runs 1 --json 2>/dev/null | python3 -c 'import json,sys; c=json.load(sys.stdin).get("poptrie_auto_batch"); print("%s (AVX-512 walk timed at %.2fx the scalar one)" % (c["kernel"], c["speedup"]) if c else "popcnt (no AVX-512)")')
+echo "# pktlab poptrie18 batches of 128+ addresses: $auto"
 printf '%-5s %12s %12s %12s %12s\n' round ref-random ours-batch1 ref-pregen ours-pregen
 : >"$work/rounds"
 for r in $(seq 1 "$rounds"); do

@@ -9,7 +9,8 @@ use crate::model::{BarSeries, Body, BoxSeries, BoxStat, CmpRow, Comparison, Figu
 use crate::model::{Cell, Check, Table};
 use crate::verdict::{above, Kind, Rule, Verdict};
 use crate::{Ctx, SectionDef};
-use pktlab_lab::lpm::{bench, AlgoBench, BenchConfig, BenchResult, TableSpec};
+use pktlab_lab::lpm::{AlgoBench, BenchConfig, BenchResult, TableSpec};
+use pktlab_lab::Progress;
 use pktlab_lab::Result;
 
 mod threads;
@@ -154,6 +155,45 @@ fn tick_rounds(a: &AlgoBench, tsc_hz: Option<f64>) -> Vec<f64> {
     })
 }
 
+/// Every Poptrie of this section runs its scalar batch walk, as the other structures do:
+/// `auto` would take the AVX-512 walk on CPUs where it is faster (`pktlab::lpm::poptrie::
+/// auto_batch`), which the paper's structures compared here do not have.
+const SCALAR: &str = "@popcnt";
+
+/// `name` as the section asks for it: a Poptrie pinned to its scalar batch walk.
+fn pinned(name: &str) -> String {
+    if name.starts_with("poptrie") && !name.contains('@') {
+        format!("{name}{SCALAR}")
+    } else {
+        name.to_string()
+    }
+}
+
+/// `names` pinned ([`pinned`]) and comma-joined, as the commands on the page pass them.
+fn algo_list<S: AsRef<str>>(names: &[S]) -> String {
+    names
+        .iter()
+        .map(|n| pinned(n.as_ref()))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// `pktlab_lab::lpm::bench` with every Poptrie pinned to its scalar batch walk, the results
+/// named as asked (without the kernel).
+fn bench(cfg: &BenchConfig, p: &dyn Progress) -> Result<BenchResult> {
+    let mut cfg = cfg.clone();
+    for a in &mut cfg.table.algos {
+        *a = pinned(a);
+    }
+    let mut r = pktlab_lab::lpm::bench(&cfg, p)?;
+    for a in &mut r.results {
+        if let Some(n) = a.algo.strip_suffix(SCALAR) {
+            a.algo = n.to_string();
+        }
+    }
+    Ok(r)
+}
+
 fn run(ctx: &Ctx<'_>) -> Result<Body> {
     let mut b = Body::default();
     // The paper's table came from a router with few next hops (leaves aggregate); the
@@ -190,6 +230,10 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     b.inputs.push(Input::new(
         "traffic",
         format!("random = Marsaglia xor128 addresses generated in the timed loop; {ZIPF} = Zipf(1.0)-popular prefixes with random host bits (the paper's real-traffic stand-in)"),
+    ));
+    b.inputs.push(Input::new(
+        "lookup code",
+        "every structure's batched walk, 256 addresses per call; the Poptrie variants on their scalar walk (`@popcnt`), like the paper's structures here: `auto` would run the AVX-512 walk on CPUs where it is faster (docs/results/poptrie.md)",
     ));
     let mut names: Vec<String> = VARIANTS.iter().map(|v| v.0.to_string()).collect();
     for (n, ..) in PRIOR {
@@ -299,11 +343,11 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
     ));
     b.commands.push(format!(
         "pktlab lpm bench {tflag} --nexthops {nexthops} --algo {} --traffic random --lookups {lookups} --runs {runs} --slices {slices} --rebuild --huge-pages --by-depth --depth-samples {depth_samples} --depth-rounds {depth_rounds} --json",
-        names.join(",")
+        algo_list(&names)
     ));
     b.commands.push(format!(
         "pktlab lpm bench {tflag} --nexthops {nexthops} --algo {} --traffic {ZIPF} --pregen {} --lookups {lookups} --runs {runs} --slices {slices} --rebuild --huge-pages --by-depth --depth-samples {zipf_depth_samples} --json",
-        prior_names.join(","),
+        algo_list(&prior_names),
         1 << 18
     ));
 
@@ -419,7 +463,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Body> {
         b.commands.push(format!(
             "pktlab lpm bench --table {} --nexthops hash:16 --algo {} --lookups 1024 --runs 1 --json",
             p.display(),
-            VARIANTS.iter().map(|v| v.0).collect::<Vec<_>>().join(",")
+            algo_list(&VARIANTS.iter().map(|v| v.0).collect::<Vec<_>>())
         ));
         b.raw("ris_hash16", &second);
     }

@@ -1,10 +1,10 @@
 //! The `lpm` section's thread scaling: every structure timed on 1 thread and on 2, paired per
 //! round, judged on on-CPU rates pooled over the structures ([`crate::verdict::at_least`]).
 
-use super::find;
+use super::{algo_list, bench, find};
 use crate::model::{Body, Cell, Check, Table};
 use crate::Ctx;
-use pktlab_lab::lpm::{bench, BenchConfig, BenchResult, TableSpec};
+use pktlab_lab::lpm::{BenchConfig, BenchResult, TableSpec};
 use pktlab_lab::Result;
 
 /// Times the prior-work structures (`prior_names`, built from `spec`) on 1 and 2 threads,
@@ -43,7 +43,7 @@ pub(super) fn thread_scaling(
     )?;
     b.commands.push(format!(
         "pktlab lpm bench {tflag} --nexthops {nexthops} --algo {} --traffic random --lookups {scale_lookups} --runs {scale_runs} --threads 2 --pair-one-thread --huge-pages --json",
-        prior_names.join(",")
+        algo_list(prior_names)
     ));
     // Per structure and round: the 2-thread rate over the paired 1-thread rate, on the threads'
     // own CPU time (the capacity the two cores give while the threads run; the time the host
