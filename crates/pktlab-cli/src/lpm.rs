@@ -39,8 +39,11 @@ pub struct TableArgs {
     #[arg(long, value_parser = parse_size)]
     synthetic_routes: Option<u64>,
     /// Algorithms: radix, poptrie0, poptrie16, poptrie18, poptrie18-basic, poptrie18-leafvec,
-    /// or any poptrie<S>[-basic|-leafvec] with S ≤ 24; treebitmap[<I>] (Tree BitMap, I
-    /// initial-array bits), sail (SAIL_L), d16r, d18r (DXR), dir24_8 (DPDK rte_lpm layout).
+    /// or any poptrie<S>[-basic|-leafvec] with S ≤ 24, optionally pinned to one lookup code
+    /// with @generic, @popcnt, @avx2 or @avx512 (default: the scalar walk, and for batches of
+    /// 128+ addresses the AVX-512 walk where this CPU runs it clearly faster, timed when the
+    /// first large table is built); treebitmap[<I>] (Tree BitMap, I initial-array bits), sail
+    /// (SAIL_L), d16r, d18r (DXR), dir24_8 (DPDK rte_lpm layout).
     #[arg(
         long,
         value_delimiter = ',',

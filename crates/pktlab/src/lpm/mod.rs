@@ -247,7 +247,7 @@ impl fmt::Display for Algo {
 
 /// An unknown algorithm name.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown LPM algorithm {0:?} (known: radix, poptrieS[-basic|-leafvec] with S in 0..=24, e.g. poptrie18; treebitmap[I] with I in 0..=20; sail; d16r, d18r (dKr, K in 1..=24); dir24_8)")]
+#[error("unknown LPM algorithm {0:?} (known: radix, poptrieS[-basic|-leafvec][@generic|@popcnt|@avx2|@avx512] with S in 0..=24, e.g. poptrie18; treebitmap[I] with I in 0..=20; sail; d16r, d18r (dKr, K in 1..=24); dir24_8)")]
 pub struct UnknownAlgo(pub String);
 
 impl FromStr for Algo {
