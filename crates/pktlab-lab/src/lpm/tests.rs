@@ -1,5 +1,6 @@
 use super::*;
 use crate::Silent;
+use pktlab::lpm::poptrie::Kernel;
 
 fn spec(routes: u64) -> TableSpec {
     TableSpec {
@@ -27,6 +28,17 @@ fn bench_checksums_agree_between_algorithms() {
         assert_eq!(r.results[0].checksum, r.results[1].checksum, "{traffic}");
         assert!(r.results[0].checksum > 0, "{traffic}: every lookup missed");
         assert!(r.results.iter().all(|a| a.mlps > 0.0 && a.memory_bytes > 0));
+        // poptrie16 is `auto` on a table of 5,000 routes: its batch walk was timed where the
+        // CPU has AVX-512 (the checksum above then covers the walk it chose), and not
+        // otherwise.
+        match r.poptrie_auto_batch {
+            Some(c) => {
+                assert!(Kernel::Avx512.supported(), "{c:?}");
+                assert!(matches!(c.kernel, Kernel::Avx512 | Kernel::Popcnt), "{c:?}");
+                assert!(c.speedup > 0.0 && c.routes >= pktlab::lpm::poptrie::MIN_ROUTES);
+            }
+            None => assert!(!Kernel::Avx512.supported()),
+        }
     }
 }
 
