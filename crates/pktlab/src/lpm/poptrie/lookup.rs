@@ -55,7 +55,9 @@ impl<A: Address> Poptrie<A> {
 
     /// The kernel of `lookup_batch` calls of at least [`SIMD_MIN_BATCH`] addresses (smaller
     /// ones run [`Poptrie::kernel`]): the same kernel when one was named; under `auto`, the
-    /// walk this process's timing chose ([`auto_batch`]), else the scalar one.
+    /// walk this process's timing chose ([`auto_batch`]), else the scalar one. Fixed when the
+    /// Poptrie is made and at each `build` (a Poptrie made before the timing and only
+    /// updated since keeps the scalar walk).
     pub fn batch_kernel(&self) -> Kernel {
         self.batch_kernel
     }
@@ -148,9 +150,9 @@ impl<A: Address> Poptrie<A> {
         #[cfg(target_arch = "x86_64")]
         match k {
             Kernel::Avx512 if self.t.nodes.items.len() < simd::MAX_NODES => {
-                // SAFETY: the caller's contract: `k` is supported on this CPU, which therefore has AVX-512
-                // F/VL/BW; `vpopcnt` is `has_vpopcnt()`, run-time detection of VPOPCNTDQ
-                // (tests may only clear it); the node count was checked.
+                // SAFETY: by the caller's contract `k` is supported on this CPU, which
+                // therefore has AVX-512 F/VL/BW; `vpopcnt` is `has_vpopcnt()`, run-time
+                // detection of VPOPCNTDQ (tests may only clear it); the node count was checked.
                 unsafe {
                     if self.vpopcnt {
                         simd::batch_avx512_vpop::<A>(self, addrs, out)
@@ -160,12 +162,13 @@ impl<A: Address> Poptrie<A> {
                 }
             }
             Kernel::Avx2 if self.t.nodes.items.len() < simd::MAX_NODES => {
-                // SAFETY: the caller's contract: `k` is supported on this CPU, which therefore has AVX2 and
-                // POPCNT; the node count was checked.
+                // SAFETY: by the caller's contract `k` is supported on this CPU, which
+                // therefore has AVX2 and POPCNT; the node count was checked.
                 unsafe { simd::batch_avx2(self, addrs, out) }
             }
             Kernel::Generic | Kernel::Auto => self.batch_any(addrs, out),
-            // SAFETY: the caller's contract: `k` is supported on this CPU, which therefore has POPCNT.
+            // SAFETY: by the caller's contract `k` (popcnt, or a SIMD kernel over too many
+            // nodes) is supported on this CPU, which therefore has POPCNT.
             _ => unsafe { self.batch_popcnt(addrs, out) },
         }
         #[cfg(not(target_arch = "x86_64"))]
