@@ -9,6 +9,7 @@ use crate::model::{BarSeries, Body, BoxSeries, BoxStat, CmpRow, Comparison, Figu
 use crate::model::{Cell, Check, Table};
 use crate::verdict::{above, Kind, Rule, Verdict};
 use crate::{Ctx, SectionDef};
+use pktlab::lpm::poptrie::{Kernel, PoptrieConfig};
 use pktlab_lab::lpm::{AlgoBench, BenchConfig, BenchResult, TableSpec};
 use pktlab_lab::Progress;
 use pktlab_lab::Result;
@@ -155,18 +156,20 @@ fn tick_rounds(a: &AlgoBench, tsc_hz: Option<f64>) -> Vec<f64> {
     })
 }
 
-/// Every Poptrie of this section runs its scalar batch walk, as the other structures do:
-/// `auto` would take the AVX-512 walk on CPUs where it is faster (`pktlab::lpm::poptrie::
-/// auto_batch`), which the paper's structures compared here do not have.
-const SCALAR: &str = "@popcnt";
-
-/// `name` as the section asks for it: a Poptrie pinned to its scalar batch walk.
-fn pinned(name: &str) -> String {
-    if name.starts_with("poptrie") && !name.contains('@') {
-        format!("{name}{SCALAR}")
-    } else {
-        name.to_string()
+/// `name` with its Poptrie kernel changed from `from` to `to` (through the name parser, so
+/// only a Poptrie's kernel part changes); other names as they are.
+fn with_kernel(name: &str, from: Kernel, to: Kernel) -> String {
+    match name.parse::<PoptrieConfig>() {
+        Ok(c) if c.kernel == from => PoptrieConfig { kernel: to, ..c }.to_string(),
+        _ => name.to_string(),
     }
+}
+
+/// `name` as the section runs it: every Poptrie on its scalar batch walk (`@popcnt`), as the
+/// other structures are; `auto` would take the AVX-512 walk on CPUs where it is faster
+/// (`pktlab::lpm::poptrie::auto_batch`), which the paper's structures compared here lack.
+fn pinned(name: &str) -> String {
+    with_kernel(name, Kernel::Auto, Kernel::Popcnt)
 }
 
 /// `names` pinned ([`pinned`]) and comma-joined, as the commands on the page pass them.
@@ -187,9 +190,7 @@ fn bench(cfg: &BenchConfig, p: &dyn Progress) -> Result<BenchResult> {
     }
     let mut r = pktlab_lab::lpm::bench(&cfg, p)?;
     for a in &mut r.results {
-        if let Some(n) = a.algo.strip_suffix(SCALAR) {
-            a.algo = n.to_string();
-        }
+        a.algo = with_kernel(&a.algo, Kernel::Popcnt, Kernel::Auto);
     }
     Ok(r)
 }
