@@ -333,15 +333,24 @@ impl RingAddrs {
     #[inline(always)]
     fn read_desc(&self, i: u16) -> Desc {
         debug_assert!(i < self.size);
-        // SAFETY: i < size: the 16 bytes lie in the checked descriptor table; an unaligned
-        // raw read of plain integers, no reference into shared memory.
-        let raw =
-            unsafe { std::ptr::read_volatile(self.desc.add(16 * i as usize).cast::<[u8; 16]>()) };
+        // Two aligned 8-byte reads: a volatile read of `[u8; 16]` is lowered to 16 byte loads
+        // and the shifts that reassemble them (≈ 38 instructions; this is two loads).
+        // SAFETY: i < size: the 16 bytes lie in the checked descriptor table, which `new`
+        // checked to be 16-byte aligned, so both words are 8-byte aligned; raw reads of plain
+        // integers, no reference into shared memory.
+        let (w0, w1) = unsafe {
+            let p = self.desc.add(16 * i as usize).cast::<u64>();
+            (
+                std::ptr::read_volatile(p),
+                std::ptr::read_volatile(p.add(1)),
+            )
+        };
+        let w1 = u64::from_le(w1);
         Desc {
-            addr: u64::from_le_bytes(raw[0..8].try_into().unwrap()),
-            len: u32::from_le_bytes(raw[8..12].try_into().unwrap()),
-            flags: u16::from_le_bytes(raw[12..14].try_into().unwrap()),
-            next: u16::from_le_bytes(raw[14..16].try_into().unwrap()),
+            addr: u64::from_le(w0),
+            len: w1 as u32,
+            flags: (w1 >> 32) as u16,
+            next: (w1 >> 48) as u16,
         }
     }
 
@@ -376,12 +385,16 @@ impl RingAddrs {
     #[inline(always)]
     fn read_used(&self, slot: u16) -> (u32, u32) {
         let off = 4 + 8 * (slot & (self.size - 1)) as usize;
-        // SAFETY: as in `write_used`.
-        let raw = unsafe { std::ptr::read_volatile(self.used.add(off).cast::<[u8; 8]>()) };
-        (
-            u32::from_le_bytes(raw[0..4].try_into().unwrap()),
-            u32::from_le_bytes(raw[4..8].try_into().unwrap()),
-        )
+        // SAFETY: as in `write_used`; the used ring is 4-byte aligned (checked in `new`) and
+        // `off` is a multiple of 4, so both words are aligned.
+        let (id, len) = unsafe {
+            let p = self.used.add(off).cast::<u32>();
+            (
+                std::ptr::read_volatile(p),
+                std::ptr::read_volatile(p.add(1)),
+            )
+        };
+        (u32::from_le(id), u32::from_le(len))
     }
 }
 

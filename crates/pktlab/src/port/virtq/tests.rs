@@ -161,3 +161,41 @@ fn prefetch_is_only_a_hint() {
         Err(ChainError::Bad)
     );
 }
+
+/// Descriptors and used elements are read field by field at VIRTIO's little-endian offsets
+/// (addr 0..8, len 8..12, flags 12..14, next 14..16; used id 0..4, len 4..8), whatever the
+/// width of the loads.
+#[test]
+fn descriptor_and_used_layouts_are_virtio_s() {
+    let (_mem, drv, dev) = pair(8, 64);
+    for i in 0..8u16 {
+        let raw: [u8; 16] =
+            std::array::from_fn(|k| (i as u8).wrapping_mul(31) ^ (k as u8 * 17 + 3));
+        // SAFETY: i < 8 = size: inside the descriptor table.
+        unsafe { std::ptr::write_volatile(drv.ring.desc.add(16 * i as usize).cast(), raw) };
+        let d = dev.ring.read_desc(i);
+        assert_eq!(d.addr, u64::from_le_bytes(raw[0..8].try_into().unwrap()));
+        assert_eq!(d.len, u32::from_le_bytes(raw[8..12].try_into().unwrap()));
+        assert_eq!(d.flags, u16::from_le_bytes(raw[12..14].try_into().unwrap()));
+        assert_eq!(d.next, u16::from_le_bytes(raw[14..16].try_into().unwrap()));
+        let back = Desc {
+            addr: d.addr ^ 1,
+            ..d
+        };
+        drv.ring.write_desc(i, back);
+        assert_eq!(dev.ring.read_desc(i), back);
+    }
+    for slot in 0..16u16 {
+        let (id, len) = (
+            0x0102_0304u32.wrapping_mul(slot as u32 + 1),
+            0xA0B0_C0D0 ^ slot as u32,
+        );
+        dev.ring.write_used(slot, id, len);
+        let off = 4 + 8 * (slot & 7) as usize;
+        // SAFETY: inside the used ring of 8 entries.
+        let raw: [u8; 8] = unsafe { std::ptr::read_volatile(dev.ring.used.add(off).cast()) };
+        assert_eq!(raw[0..4], id.to_le_bytes());
+        assert_eq!(raw[4..8], len.to_le_bytes());
+        assert_eq!(drv.ring.read_used(slot), (id, len));
+    }
+}
