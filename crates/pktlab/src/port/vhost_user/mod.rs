@@ -342,7 +342,7 @@ impl Worker {
     #[cold]
     fn refresh(&mut self, e: u64) {
         let s = &self.sh.slots[self.qi];
-        if let Some(dq) = &self.dq {
+        if let Some(dq) = &mut self.dq {
             s.last_avail
                 .store(dq.last_avail() as u32, Ordering::Release);
             // The mapping is still ours (the Arc): count what the driver left behind.
@@ -556,7 +556,7 @@ fn write_packet(q: &mut DeviceQueue, a: &Active, data: &[u8]) -> Result<(), TxFa
     let mut first: *mut u8 = std::ptr::null_mut();
     let mut chains: u16 = 0;
     while first.is_null() || done < data.len() {
-        if q.pending() == 0 {
+        if !q.has_pending() {
             q.unpop(chains);
             q.unpush(chains);
             return Err(TxFail::NoBuffers);

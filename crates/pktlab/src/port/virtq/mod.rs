@@ -452,6 +452,10 @@ fn prefetch_line(p: *const u8, write: bool) {
 pub struct DeviceQueue {
     ring: RingAddrs,
     last_avail: u16,
+    /// The driver's available index as last read ([`Self::pending`]): chains up to it are
+    /// available (the index only grows), so [`Self::has_pending`] reads the shared line
+    /// again only when these run out.
+    avail_seen: u16,
     used_idx: u16,
     used_published: u16,
 }
@@ -468,6 +472,7 @@ impl DeviceQueue {
         DeviceQueue {
             ring,
             last_avail: last,
+            avail_seen: last,
             used_idx: last,
             used_published: last,
         }
@@ -483,13 +488,22 @@ impl DeviceQueue {
         self.last_avail
     }
 
-    /// Chains the driver has made available and this queue has not taken.
+    /// Chains the driver has made available and this queue has not taken (reads the
+    /// driver's index).
     #[inline(always)]
-    pub fn pending(&self) -> u16 {
-        self.ring
-            .avail_idx()
-            .load(Ordering::Acquire)
-            .wrapping_sub(self.last_avail)
+    pub fn pending(&mut self) -> u16 {
+        self.avail_seen = self.ring.avail_idx().load(Ordering::Acquire);
+        self.avail_seen.wrapping_sub(self.last_avail)
+    }
+
+    /// Whether a chain is available: from the index last read while it still covers one,
+    /// else read again. A device that takes chains one at a time (transmit, where a packet
+    /// may take several) then reads the driver's index — a cache line the driver's CPU
+    /// writes as it refills — once per burst instead of once per packet, as DPDK's vhost
+    /// library does. The index read with acquire ordering covers every entry below it.
+    #[inline(always)]
+    pub fn has_pending(&mut self) -> bool {
+        self.avail_seen != self.last_avail || self.pending() != 0
     }
 
     /// Takes the next available chain's head.
@@ -539,7 +553,7 @@ impl DeviceQueue {
     /// prefetches the same way. Only a hint: an index or address that fails the checks is
     /// skipped here and refused by [`Self::walk`].
     #[inline(always)]
-    pub fn prefetch(&self, mem: &MemTable, n: u16, write: bool) {
+    pub fn prefetch(&mut self, mem: &MemTable, n: u16, write: bool) {
         let size = self.ring.size;
         for k in 0..n.min(self.pending()) {
             let h = self

@@ -199,3 +199,33 @@ fn descriptor_and_used_layouts_are_virtio_s() {
         assert_eq!(drv.ring.read_used(slot), (id, len));
     }
 }
+
+/// `has_pending` answers from the index last read while it covers a chain, reads again when
+/// it does not, and never claims a chain the driver has not published.
+#[test]
+fn has_pending_rereads_only_when_the_seen_chains_run_out() {
+    let (_mem, mut drv, mut dev) = pair(8, 64);
+    assert!(!dev.has_pending());
+    let give = |drv: &mut DriverQueue, n: usize| {
+        for _ in 0..n {
+            assert!(drv.give(false, |_, _| 1));
+        }
+        drv.publish();
+    };
+    give(&mut drv, 2);
+    assert!(dev.has_pending(), "published chains are seen");
+    dev.pop();
+    // Published but not yet seen: the cached index still covers one chain.
+    give(&mut drv, 3);
+    assert!(dev.has_pending());
+    dev.pop();
+    // The cached chains are used up: read again, and find the three new ones.
+    assert!(dev.has_pending());
+    for _ in 0..3 {
+        dev.pop();
+    }
+    assert!(!dev.has_pending(), "all five taken");
+    dev.unpop(2);
+    assert!(dev.has_pending(), "chains put back are available again");
+    assert_eq!(dev.pending(), 2);
+}
