@@ -356,20 +356,18 @@ impl RingAddrs {
 
     #[inline(always)]
     fn write_desc(&self, i: u16, d: Desc) {
-        let mut raw = [0u8; 16];
-        raw[0..8].copy_from_slice(&d.addr.to_le_bytes());
-        raw[8..12].copy_from_slice(&d.len.to_le_bytes());
-        raw[12..14].copy_from_slice(&d.flags.to_le_bytes());
-        raw[14..16].copy_from_slice(&d.next.to_le_bytes());
-        // SAFETY: i < size (callers index their own descriptors): inside the table.
+        let w1 = d.len as u64 | (d.flags as u64) << 32 | (d.next as u64) << 48;
+        // SAFETY: i < size (callers index their own descriptors): inside the table, 16-byte
+        // aligned as in `read_desc`; two aligned word writes (a `[u8; 16]` would be 16 byte
+        // stores).
         unsafe {
-            std::ptr::write_volatile(
-                self.desc
-                    .add(16 * (i & (self.size - 1)) as usize)
-                    .cast::<[u8; 16]>(),
-                raw,
-            )
-        };
+            let p = self
+                .desc
+                .add(16 * (i & (self.size - 1)) as usize)
+                .cast::<u64>();
+            std::ptr::write_volatile(p, d.addr.to_le());
+            std::ptr::write_volatile(p.add(1), w1.to_le());
+        }
     }
 
     #[inline(always)]
