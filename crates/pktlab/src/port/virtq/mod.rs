@@ -426,20 +426,46 @@ pub enum ChainError {
     TooLong,
 }
 
-/// Asks the CPU to bring the cache line at `p` in (for writing if `write`).
+/// Whether the CPU has PREFETCHW (CPUID leaf 0x8000_0001, ECX bit 8), read once. The
+/// baseline x86-64 target lacks the `prfchw` feature, so `_MM_HINT_ET0` compiles to a read
+/// prefetch there; [`prefetch_line`] issues PREFETCHW itself when the CPU has it.
+#[cfg(target_arch = "x86_64")]
+fn has_prefetchw() -> bool {
+    static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *HAS.get_or_init(|| {
+        use std::arch::x86_64::__cpuid;
+        // SAFETY: CPUID exists on every x86_64 CPU and has no side effects; leaf 0x8000_0000
+        // gives the highest extended leaf, so 0x8000_0001 is read only where it exists.
+        #[allow(unused_unsafe)]
+        let ecx = unsafe {
+            if __cpuid(0x8000_0000).eax >= 0x8000_0001 {
+                __cpuid(0x8000_0001).ecx
+            } else {
+                0
+            }
+        };
+        ecx & (1 << 8) != 0
+    })
+}
+
+/// Asks the CPU to bring the cache line at `p` in, for writing if `write` (PREFETCHW: the
+/// line arrives owned, so the copy into it that follows needs no second transfer from the
+/// peer's CPU; `write` is only passed as true where [`has_prefetchw`] said so).
 #[inline(always)]
 fn prefetch_line(p: *const u8, write: bool) {
     #[cfg(target_arch = "x86_64")]
     {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_ET0, _MM_HINT_T0};
-        // SAFETY: a prefetch is a hint that never faults and reads or writes nothing, whatever
-        // the address; SSE (the intrinsic's target feature) is part of x86_64's baseline.
-        unsafe {
-            if write {
-                _mm_prefetch::<_MM_HINT_ET0>(p.cast());
-            } else {
-                _mm_prefetch::<_MM_HINT_T0>(p.cast());
-            }
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        if write {
+            // SAFETY: PREFETCHW is a hint that never faults and changes no memory or
+            // flags, whatever the address; the caller checked the CPU has it.
+            unsafe {
+                std::arch::asm!("prefetchw [{}]", in(reg) p, options(nostack, preserves_flags, readonly))
+            };
+        } else {
+            // SAFETY: a prefetch is a hint that never faults and reads or writes nothing,
+            // whatever the address; SSE (the intrinsic's target feature) is x86_64 baseline.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast()) };
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -552,6 +578,8 @@ impl DeviceQueue {
     /// skipped here and refused by [`Self::walk`].
     #[inline(always)]
     pub fn prefetch(&mut self, mem: &MemTable, n: u16, write: bool) {
+        #[cfg(target_arch = "x86_64")]
+        let write = write && has_prefetchw();
         let size = self.ring.size;
         for k in 0..n.min(self.pending()) {
             let h = self

@@ -229,3 +229,22 @@ fn has_pending_rereads_only_when_the_seen_chains_run_out() {
     assert!(dev.has_pending(), "chains put back are available again");
     assert_eq!(dev.pending(), 2);
 }
+
+/// A prefetch for writing (PREFETCHW where the CPU has it) neither faults on addresses
+/// outside any mapping nor changes the bytes it brings in.
+#[test]
+fn prefetch_for_writing_is_only_a_hint() {
+    #[cfg(target_arch = "x86_64")]
+    let w = has_prefetchw();
+    #[cfg(not(target_arch = "x86_64"))]
+    let w = false;
+    for p in [std::ptr::null(), 8 as *const u8, usize::MAX as *const u8] {
+        prefetch_line(p, w);
+        prefetch_line(p, false);
+    }
+    let buf = [7u8; 256];
+    for off in (0..256).step_by(64) {
+        prefetch_line(buf[off..].as_ptr(), w);
+    }
+    assert_eq!(buf, [7u8; 256]);
+}
