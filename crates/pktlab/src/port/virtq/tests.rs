@@ -169,8 +169,9 @@ fn prefetch_is_only_a_hint() {
 fn descriptor_and_used_layouts_are_virtio_s() {
     let (_mem, drv, dev) = pair(8, 64);
     for i in 0..8u16 {
-        let raw: [u8; 16] =
-            std::array::from_fn(|k| (i as u8).wrapping_mul(31) ^ (k as u8 * 17 + 3));
+        let raw: [u8; 16] = std::array::from_fn(|k| {
+            (i as u8).wrapping_mul(31) ^ (k as u8).wrapping_mul(17).wrapping_add(3)
+        });
         // SAFETY: i < 8 = size: inside the descriptor table.
         unsafe { std::ptr::write_volatile(drv.ring.desc.add(16 * i as usize).cast(), raw) };
         let d = dev.ring.read_desc(i);
