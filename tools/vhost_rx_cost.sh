@@ -25,17 +25,7 @@ if [ "$(id -u)" != 0 ]; then echo "vhost_rx_cost: needs root (hugepages)" >&2; e
 [ -x "$pk" ] || { echo "vhost_rx_cost: no pktlab binary at $pk (set PKTLAB)" >&2; exit 1; }
 [ -n "$testpmd" ] && [ -x "$testpmd" ] || { echo "vhost_rx_cost: no testpmd (set TESTPMD)" >&2; exit 1; }
 command -v valgrind >/dev/null || { echo "vhost_rx_cost: no valgrind" >&2; exit 1; }
-work=$(mktemp -d /tmp/pktlab-vhcost.XXXXXX)
-hp=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
-hp_before=$(cat $hp)
-cleanup() {
-  jobs -p | xargs -r kill -INT 2>/dev/null || true
-  sleep 0.5
-  jobs -p | xargs -r kill -KILL 2>/dev/null || true
-  rm -rf "$work"
-  echo "$hp_before" > $hp
-}
-trap cleanup EXIT
+. tools/hugepage_scratch.sh pktlab-vhcost
 echo $((hp_before < 300 ? 300 : hp_before)) > $hp
 echo "0.0.0.0/0 1" > "$work/routes.txt"
 

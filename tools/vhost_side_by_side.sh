@@ -45,17 +45,7 @@ if [ -z "$testpmd" ] || [ ! -x "$testpmd" ]; then
   echo "vhost_side_by_side: no testpmd (set TESTPMD or install Debian's dpdk-dev)" >&2; exit 1
 fi
 [ -x "$pk" ] || { echo "vhost_side_by_side: no pktlab binary at $pk (set PKTLAB)" >&2; exit 1; }
-work=$(mktemp -d /tmp/pktlab-vhost.XXXXXX)
-hp=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
-hp_before=$(cat $hp)
-cleanup() {
-  jobs -p | xargs -r kill -INT 2>/dev/null || true
-  sleep 0.5
-  jobs -p | xargs -r kill -KILL 2>/dev/null || true
-  rm -rf "$work"
-  echo "$hp_before" > $hp
-}
-trap cleanup EXIT
+. tools/hugepage_scratch.sh pktlab-vhost
 # 2 x 256 MB of EAL memory at most at once; --in-memory: hugepages through memfd, no files.
 need=$((hp_before < 600 ? 600 : hp_before))
 echo "$need" > $hp
