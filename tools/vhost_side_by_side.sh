@@ -4,7 +4,9 @@
 #   testpmd-io / testpmd-mac   testpmd with two net_vhost ports, --forward-mode=io|mac
 #   pktlab-STAGES-META-BATCH   pktlab forward --rx vhost-user:A --tx vhost-user:B
 #                              --stages io|l3|full --meta dpdk|compact-alloc|compact-constant
-#                              --batch 32|512 (--table $TABLE; default one default route)
+#                              --batch 32|512 (--table $TABLE; default one default route);
+#                              pktlab-…@BINARY runs another pktlab binary (a build before a
+#                              change, in the same rounds as the current one)
 # and a configuration is
 #   loop:SWITCH   the CNF is one testpmd with two net_virtio_user ports in io mode started
 #                 with --tx-first (ANCHORS.md's loop: the injected bursts circulate through the
@@ -96,9 +98,11 @@ start_switch() { # switch log [extra pktlab flags...]; sets $sw
       sw=$!
       wait_sock "$work/b.sock";;
     pktlab-*)
-      local rest=${c#pktlab-} stages meta batch
+      local rest=${c#pktlab-} stages meta batch bin=$pk
+      if [[ $rest == *@* ]]; then bin=${rest#*@}; rest=${rest%%@*}; fi
+      [ -x "$bin" ] || { echo "no pktlab binary at $bin" >&2; return 1; }
       stages=${rest%%-*}; rest=${rest#*-}; batch=${rest##*-}; meta=${rest%-*}
-      taskset -c 1 "$pk" forward --rx "vhost-user:$work/a.sock" --tx "vhost-user:$work/b.sock" \
+      taskset -c 1 "$bin" forward --rx "vhost-user:$work/a.sock" --tx "vhost-user:$work/b.sock" \
         --stages "$stages" --meta "$meta" --batch "$batch" --table "$table" "$@" \
         --duration $((secs + 120)) --json > "$log.sw" 2> "$log.sw.err" &
       sw=$!
@@ -108,7 +112,8 @@ start_switch() { # switch log [extra pktlab flags...]; sets $sw
 }
 
 run_one() { # config round
-  local c=$1 r=$2 log=$work/${1/:/-}-$2 sw label=$1
+  local c=$1 r=$2 log sw label=$1
+  log=$work/$(printf %s "$1" | tr -c 'A-Za-z0-9.-' _)-$2
   rm -f "$work"/*.sock
   case $c in
     chain:*)

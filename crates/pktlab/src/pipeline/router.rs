@@ -241,6 +241,15 @@ impl RxPort for RouterRx {
     fn exhausted(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
     }
+
+    fn want_flow_hash(&mut self, wanted: bool) {
+        for p in &mut self.ports {
+            match p {
+                LiveRx::AfPacket(p) => p.want_flow_hash(wanted),
+                LiveRx::AfXdp(p) => p.want_flow_hash(wanted),
+            }
+        }
+    }
 }
 
 /// Every router port's transmit side; a frame leaves by the port with its source MAC.

@@ -222,7 +222,9 @@ fn lookup_misses<A: Address>(
 
 impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
     /// A worker with its ports, layout instance and parts; allocates all scratch space.
-    pub fn new(parts: WorkerParts, layout: L, rx: R, tx: T, queue_cap: usize) -> Self {
+    /// Tells `rx` whether the flow hash is read (only the flow cache reads it).
+    pub fn new(parts: WorkerParts, layout: L, mut rx: R, tx: T, queue_cap: usize) -> Self {
+        rx.want_flow_hash(parts.fcache.is_some());
         let n = parts.batch;
         Worker {
             cache: PoolCache::new(parts.cache_size),
@@ -645,5 +647,48 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
             &mut self.layout,
             &mut self.free,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mbuf::Dpdk;
+    use crate::pipeline::nhcache::AnyCache;
+    use crate::port::{Burst, NullTx};
+    use std::sync::Mutex;
+
+    /// A receive port that records what the worker asked about the flow hash.
+    struct Asked(Arc<Mutex<Vec<bool>>>);
+
+    impl RxPort for Asked {
+        fn rx_burst<M: Layout>(&mut self, _: &mut Bufs<M>, _: &mut Burst, _: usize) -> usize {
+            0
+        }
+
+        fn want_flow_hash(&mut self, wanted: bool) {
+            self.0.lock().unwrap().push(wanted);
+        }
+    }
+
+    /// Only the flow cache reads `RxMeta::rss`: a worker without one tells its port to skip
+    /// the hash, a worker with one asks for it, once, when it is made.
+    #[test]
+    fn the_worker_asks_for_the_flow_hash_only_with_a_flow_cache() {
+        for (stages, cache) in [
+            (Stages::Io, false),
+            (Stages::L3, false),
+            (Stages::Full, true),
+        ] {
+            let asked = Arc::new(Mutex::new(Vec::new()));
+            let pool = Arc::new(Dpdk::mbuf_pool(64));
+            let mut parts = WorkerParts::new(pool, stages, LinkKind::Ethernet);
+            if cache {
+                parts.fcache = Some(AnyCache::new("hpc4", 1024, None, 1).unwrap());
+            }
+            let layout = Dpdk::new(Arc::default(), 32);
+            let _w = Worker::new(parts, layout, Asked(asked.clone()), NullTx::default(), 0);
+            assert_eq!(*asked.lock().unwrap(), vec![cache], "{stages:?}");
+        }
     }
 }

@@ -102,6 +102,14 @@ pub trait RxPort: Send {
     fn exhausted(&self) -> bool {
         true
     }
+
+    /// Whether the pipeline reads each packet's flow hash (`RxMeta::rss`; the data plane's
+    /// flow cache is keyed by it). A port that computes the hash in software per packet
+    /// (vhost-user, virtio-user, AF_XDP: their "NICs" give none) skips it when it is not
+    /// wanted and writes 0; a port whose hash costs nothing per packet (a replayed trace's
+    /// is computed at load, AF_PACKET's comes from the kernel) ignores the call. Ports start
+    /// with the hash on. Default: ignored.
+    fn want_flow_hash(&mut self, _wanted: bool) {}
 }
 
 /// A transmit queue.
@@ -323,6 +331,14 @@ impl RxPort for AnyRx {
             AnyRx::VhostUser(p) => p.exhausted(),
             AnyRx::VirtioUser(p) => p.exhausted(),
             _ => true,
+        }
+    }
+
+    fn want_flow_hash(&mut self, wanted: bool) {
+        match self {
+            AnyRx::VhostUser(p) => p.want_flow_hash(wanted),
+            AnyRx::VirtioUser(p) => p.want_flow_hash(wanted),
+            AnyRx::Null(_) | AnyRx::Mem(_) | AnyRx::AfPacket(_) => {}
         }
     }
 }

@@ -286,6 +286,7 @@ pub fn connect(
             stop,
             counters: Arc::new(VirtioCounters::default()),
             st: VirtioStats::default(),
+            hash: true,
         },
         VirtioUserTx {
             conn,
@@ -333,6 +334,8 @@ pub struct VirtioUserRx {
     stop: Arc<AtomicBool>,
     counters: Arc<VirtioCounters>,
     st: VirtioStats,
+    /// Whether to compute each frame's flow hash ([`RxPort::want_flow_hash`]).
+    hash: bool,
 }
 
 impl std::fmt::Debug for VirtioUserRx {
@@ -401,7 +404,7 @@ impl RxPort for VirtioUserRx {
         if !cache.get_bulk(pool, n, out) {
             return 0;
         }
-        let port = self.port;
+        let (port, hash) = (self.port, self.hash);
         let mut kept = at;
         let st = &mut self.st;
         let (_, bad) = self.q.reclaim(n, |p, len| {
@@ -414,7 +417,11 @@ impl RxPort for VirtioUserRx {
             let m = RxMeta {
                 len: flen as u16,
                 port,
-                rss: flow_hash(&pool.data(b)[..flen]),
+                rss: if hash {
+                    flow_hash(&pool.data(b)[..flen])
+                } else {
+                    0
+                },
                 ts_ns: 0,
             };
             layout.rx_init(pool, b, kept, &m);
@@ -435,6 +442,10 @@ impl RxPort for VirtioUserRx {
 
     fn exhausted(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
+    }
+
+    fn want_flow_hash(&mut self, wanted: bool) {
+        self.hash = wanted;
     }
 }
 
@@ -600,8 +611,9 @@ mod tests {
     }
 
     /// gen (virtio-user) -> switch A (vhost-user) ... switch B (vhost-user) -> sink
-    /// (virtio-user), in one process: every frame arrives intact, counters agree.
-    fn chain<L: Layout>() {
+    /// (virtio-user), in one process: every frame arrives intact, counters agree, and both
+    /// receive ports give each frame its flow hash exactly when `hash` asks for it (0 else).
+    fn chain<L: Layout>(hash: bool) {
         let stop = Arc::new(AtomicBool::new(false));
         let (pa, pb) = (
             sock(&format!("a-{}", L::NAME)),
@@ -613,6 +625,10 @@ mod tests {
         let w = Duration::from_secs(5);
         let (_g_rx, mut gen) = connect(&pa, 0, false, w, stop.clone()).unwrap();
         let (mut sink, _s_tx) = connect(&pb, 1, false, w, stop.clone()).unwrap();
+        sw_rx.want_flow_hash(hash);
+        sink.want_flow_hash(hash);
+        let want = |f: &[u8]| if hash { flow_hash(f) } else { 0 };
+        let mut hashed = 0;
         wait_running(&a);
         wait_running(&b);
         let pool = L::mbuf_pool(4096);
@@ -637,7 +653,10 @@ mod tests {
             );
             lens.clear();
             for (i, b) in bufs.iter().enumerate() {
-                lens.push(layout.data_len(&pool, b, i));
+                let l = layout.data_len(&pool, b, i);
+                assert_eq!(layout.rss(&pool, b, i), want(&pool.data(b)[..l as usize]));
+                hashed += u64::from(layout.rss(&pool, b, i) != 0);
+                lens.push(l);
             }
             let ts = vec![0; n];
             sw_tx.tx_burst(
@@ -655,6 +674,7 @@ mod tests {
             );
             for (i, b) in bufs.iter().enumerate() {
                 let l = layout.data_len(&pool, b, i) as usize;
+                assert_eq!(layout.rss(&pool, b, i), want(&pool.data(b)[..l]));
                 got.push(pool.data(b)[..l].to_vec());
             }
             assert_eq!(m, bufs.len());
@@ -676,12 +696,20 @@ mod tests {
         assert_eq!(s.rx, total as u64);
         assert_eq!(gen.stats().tx, total as u64);
         assert_eq!(a.counters().snapshot().connects, 1);
+        // The frames are UDP over IPv4: every hash is non-zero when computed.
+        assert_eq!(hashed, if hash { total as u64 } else { 0 });
     }
 
     #[test]
     fn a_chain_of_two_switches_delivers_every_frame_intact() {
-        chain::<Dpdk>();
-        chain::<CompactConst<16>>();
+        chain::<Dpdk>(true);
+        chain::<CompactConst<16>>(true);
+    }
+
+    #[test]
+    fn receive_ports_skip_the_flow_hash_nobody_reads() {
+        chain::<Dpdk>(false);
+        chain::<CompactConst<16>>(false);
     }
 
     #[test]

@@ -383,6 +383,7 @@ pub fn open(
             counters: counters.clone(),
             rx: 0,
             oversize: 0,
+            hash: true,
         },
         AfXdpTx {
             xsk,
@@ -413,6 +414,8 @@ pub struct AfXdpRx {
     counters: Arc<XdpCounters>,
     rx: u64,
     oversize: u64,
+    /// Whether to compute each frame's flow hash ([`RxPort::want_flow_hash`]).
+    hash: bool,
 }
 
 impl RxPort for AfXdpRx {
@@ -468,7 +471,7 @@ impl RxPort for AfXdpRx {
                 let m = RxMeta {
                     len: len as u16,
                     port: self.port,
-                    rss: frame_hash(data),
+                    rss: if self.hash { frame_hash(data) } else { 0 },
                     ts_ns: 0,
                 };
                 layout.rx_init(pool, b, kept, &m);
@@ -497,6 +500,10 @@ impl RxPort for AfXdpRx {
 
     fn exhausted(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
+    }
+
+    fn want_flow_hash(&mut self, wanted: bool) {
+        self.hash = wanted;
     }
 }
 

@@ -207,6 +207,7 @@ impl VhostUserDev {
             port,
             counters: Arc::new(VirtioCounters::default()),
             st: VirtioStats::default(),
+            hash: true,
         }
     }
 
@@ -434,6 +435,8 @@ pub struct VhostUserRx {
     port: u16,
     counters: Arc<VirtioCounters>,
     st: VirtioStats,
+    /// Whether to compute each frame's flow hash ([`RxPort::want_flow_hash`]).
+    hash: bool,
 }
 
 impl std::fmt::Debug for VhostUserRx {
@@ -490,7 +493,7 @@ impl RxPort for VhostUserRx {
                     let m = RxMeta {
                         len: len as u16,
                         port: self.port,
-                        rss: flow_hash(d),
+                        rss: if self.hash { flow_hash(d) } else { 0 },
                         ts_ns: ts,
                     };
                     layout.rx_init(pool, b, kept, &m);
@@ -515,6 +518,10 @@ impl RxPort for VhostUserRx {
 
     fn exhausted(&self) -> bool {
         self.q.sh.stop.load(Ordering::Relaxed)
+    }
+
+    fn want_flow_hash(&mut self, wanted: bool) {
+        self.hash = wanted;
     }
 }
 
