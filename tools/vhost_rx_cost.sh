@@ -5,7 +5,7 @@
 # so it is the bottleneck) receives from A and sends to an unconnected B (counted drops):
 #   pktlab: pktlab forward --rx vhost-user:A --tx vhost-user:B --stages io --meta dpdk --batch 32
 #           cost = inclusive Ir of Worker::receive (port, pool allocation, descriptor walk,
-#           copy, software flow hash, metadata init)
+#           copy, metadata init; no flow hash at --stages io, which has no flow cache)
 #   dpdk:   dpdk-testpmd io with two net_vhost ports (EAL --no-huge: valgrind cannot map the
 #           hugepage VA reservation); cost = inclusive Ir of rte_vhost_dequeue_burst (mbuf
 #           allocation, descriptor walk, copy, mbuf init)
