@@ -615,9 +615,10 @@ mod tests {
     /// receive ports give each frame its flow hash exactly when `hash` asks for it (0 else).
     fn chain<L: Layout>(hash: bool) {
         let stop = Arc::new(AtomicBool::new(false));
+        // One pair of sockets per call: the tests calling `chain` run in parallel.
         let (pa, pb) = (
-            sock(&format!("a-{}", L::NAME)),
-            sock(&format!("b-{}", L::NAME)),
+            sock(&format!("a-{}-{hash}", L::NAME)),
+            sock(&format!("b-{}-{hash}", L::NAME)),
         );
         let a = VhostUserDev::open(&pa, false, 1, stop.clone()).unwrap();
         let b = VhostUserDev::open(&pb, false, 1, stop.clone()).unwrap();
