@@ -654,9 +654,9 @@ mod tests {
             );
             lens.clear();
             for (i, b) in bufs.iter().enumerate() {
-                let l = layout.data_len(&pool, b, i);
-                assert_eq!(layout.rss(&pool, b, i), want(&pool.data(b)[..l as usize]));
-                hashed += u64::from(layout.rss(&pool, b, i) != 0);
+                let (l, rss) = (layout.data_len(&pool, b, i), layout.rss(&pool, b, i));
+                assert_eq!(rss, want(&pool.data(b)[..l as usize]));
+                hashed += u64::from(rss != 0);
                 lens.push(l);
             }
             let ts = vec![0; n];
