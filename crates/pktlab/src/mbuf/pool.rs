@@ -44,6 +44,11 @@ pub const LINE: usize = 64;
 /// The handle of one pool element (an mbuf, or a metadata block). Owning it is owning the
 /// element; it returns to the pool through [`PoolCache::put_bulk`] / [`Pool::give`]. It
 /// names its pool: using it with another pool panics.
+///
+/// Invariant: a handle's index is below its pool's element count. Every handle is made by
+/// its pool (`Pool::new`), by [`Buf::from_raw`] (checked) or by [`Buf::from_raw_id`] (whose
+/// contract is the index of a handle of that pool), and pool ids never repeat in a process,
+/// so the pool's accessors check only the id.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Buf {
     idx: u32,
@@ -74,9 +79,8 @@ impl Buf {
     ///
     /// # Safety
     /// As [`Buf::from_raw`]: `raw` and `pool_id` come from one handle given up with
-    /// `into_raw`, and no other `Buf` with that index exists. (A wrong pair cannot reach
-    /// outside an arena — every access checks the id and the index — but two handles of one
-    /// element alias.)
+    /// `into_raw` (so `raw` is below that pool's element count: the pool's accessors rely on
+    /// it), and no other `Buf` with that index exists (two handles of one element alias).
     #[inline(always)]
     pub unsafe fn from_raw_id(pool_id: u32, raw: u32) -> Buf {
         Buf {
@@ -217,16 +221,23 @@ impl Pool {
     }
 
     /// Start of the element of `b`; panics if `b` is not a handle of this pool.
+    ///
+    /// Only the pool id is compared: a handle's index is below its pool's element count by
+    /// construction (see [`Buf`]), and pool ids never repeat in a process, so a handle that
+    /// names this pool indexes inside it.
     #[inline(always)]
     fn elem(&self, b: &Buf) -> *mut u8 {
         assert!(
-            b.pool == self.id && b.idx < self.count,
+            b.pool == self.id,
             "buffer {} of pool {} used with pool {}",
             b.idx,
             b.pool,
             self.id
         );
-        self.elem_at(b.idx)
+        debug_assert!(b.idx < self.count);
+        // SAFETY: `b` is a handle of this pool, so `b.idx < count` (the handle invariant of
+        // [`Buf`]) and `idx × stride` stays inside the arena, as in `elem_at`.
+        unsafe { self.base.add(b.idx as usize * self.stride) }
     }
 
     /// Start of element `i` (`i < count`, checked).
@@ -299,16 +310,16 @@ impl Pool {
     /// True if `b` is a handle of this pool.
     #[inline(always)]
     pub fn owns(&self, b: &Buf) -> bool {
-        b.pool == self.id && b.idx < self.count
+        // The index is below `count` for every handle of this pool (see [`Buf`]).
+        b.pool == self.id
     }
 
     /// True if every handle of `bufs` is of this pool ([`Pool::owns`] of each, in one pass
     /// without an exit per handle).
     #[inline(always)]
     pub fn owns_all(&self, bufs: &[Buf]) -> bool {
-        let (id, count) = (self.id, self.count);
-        bufs.iter()
-            .fold(true, |all, b| all & (b.pool == id) & (b.idx < count))
+        let id = self.id;
+        bufs.iter().fold(true, |all, b| all & (b.pool == id))
     }
 
     /// Takes exactly `n` elements from the common list into `out` (all or nothing).

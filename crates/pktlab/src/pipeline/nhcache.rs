@@ -143,12 +143,33 @@ impl<P: Policy> NextHopCache<P> {
     /// [`NextHopCache::lookup`] of every packet `i` with `ok[i]` (headers `hdr[i]`, hash
     /// `rss[i]`): writes `nh[i]` and leaves the others; counts as `lookup` does, once per
     /// batch.
+    ///
+    /// The set size is matched once per batch: 4, 8 and 16 ways (the paper's sets) run a loop
+    /// whose tag compare has a compile-time width, any other count the general probe.
     #[inline]
     pub fn lookup_batch(&mut self, ok: &[bool], hdr: &[Hdr], rss: &[u32], nh: &mut [u32]) {
+        match self.ways {
+            4 => self.lookup_batch_with(ok, hdr, rss, nh, Self::probe_n::<4>),
+            8 => self.lookup_batch_with(ok, hdr, rss, nh, Self::probe_n::<8>),
+            16 => self.lookup_batch_with(ok, hdr, rss, nh, Self::probe_n::<16>),
+            _ => self.lookup_batch_with(ok, hdr, rss, nh, Self::probe),
+        }
+    }
+
+    /// [`NextHopCache::lookup_batch`] with the probe `probe`.
+    #[inline(always)]
+    fn lookup_batch_with(
+        &mut self,
+        ok: &[bool],
+        hdr: &[Hdr],
+        rss: &[u32],
+        nh: &mut [u32],
+        probe: impl Fn(&mut Self, u32, bool, u128) -> u32,
+    ) {
         let (mut looked, mut hits) = (0u64, 0u64);
         for (((&ok, h), &r), out) in ok.iter().zip(hdr).zip(rss).zip(nh.iter_mut()) {
             if ok {
-                let v = self.probe(r, h.v6, h.dst);
+                let v = probe(self, r, h.v6, h.dst);
                 *out = v;
                 looked += 1;
                 hits += (v != 0) as u64;
@@ -170,9 +191,30 @@ impl<P: Policy> NextHopCache<P> {
         let Some(j) = way_of(&self.tags[base..base + self.ways], key) else {
             return 0;
         };
+        self.hit(set, base + j, key, v6, dst)
+    }
+
+    /// [`NextHopCache::probe`] for sets of exactly `N` ways (`N` = `self.ways`): the set's
+    /// tags as one `[u32; N]`, compared at once.
+    #[inline(always)]
+    fn probe_n<const N: usize>(&mut self, rss: u32, v6: bool, dst: u128) -> u32 {
+        debug_assert_eq!(self.ways, N);
+        let key = key_of(rss);
+        let set = self.set_of(key);
+        let m = crate::simd::eq_mask_u32(&self.tags.as_chunks::<N>().0[set], key);
+        if m == 0 {
+            return 0;
+        }
+        self.hit(set, set * N + m.trailing_zeros() as usize, key, v6, dst)
+    }
+
+    /// A key found in its set's tags at slot `at` (`set × ways + way`): the policy's access,
+    /// then the value's validation; the next hop, or 0 when it does not validate.
+    #[inline(always)]
+    fn hit(&mut self, set: usize, at: usize, key: u32, v6: bool, dst: u128) -> u32 {
         let a = self.policy.access(set, key as u64, 0);
         debug_assert_ne!(a, Access::Miss, "tag without a policy entry");
-        let v = &self.vals[base + j];
+        let v = &self.vals[at];
         if v.dst == dst && v.v6 == v6 && v.epoch == self.epoch && v.nh != 0 {
             return v.nh;
         }
@@ -440,6 +482,45 @@ mod tests {
             }
             // Long runs evict (96 flows into ≤ 32 entries), so the named path was taken.
             prop_assert!(ops.len() < 500 || evicting > 0);
+        }
+    }
+
+    proptest! {
+        /// `lookup_batch` (its fixed-width probes for 4, 8 and 16 ways, the general probe for
+        /// other counts) gives every valid packet what `lookup` gives it, leaves the others'
+        /// slots alone and counts alike.
+        #[test]
+        fn batch_lookups_match_single_lookups(
+            batches in proptest::collection::vec(
+                proptest::collection::vec((0u32..96, any::<bool>(), any::<bool>()), 1..40), 1..60),
+            ways in proptest::sample::select(vec![2usize, 4, 6, 8, 16]),
+            policy in proptest::sample::select(vec!["lru", "hpc4", "fifo"]),
+        ) {
+            let mut a = AnyCache::new(policy, 64, Some(ways), 1).unwrap();
+            let mut b = AnyCache::new(policy, 64, Some(ways), 1).unwrap();
+            for batch in &batches {
+                let ok: Vec<bool> = batch.iter().map(|p| p.1).collect();
+                let rss: Vec<u32> = batch.iter().map(|p| p.0 % 50).collect();
+                let hdr: Vec<Hdr> = batch
+                    .iter()
+                    .map(|&(f, _, v6)| Hdr { l3: 14, v6, dst: f as u128 * 3, src_dst: 0 })
+                    .collect();
+                let mut got = vec![u32::MAX; batch.len()];
+                with_cache!(&mut a, x => x.lookup_batch(&ok, &hdr, &rss, &mut got));
+                let want: Vec<u32> = (0..batch.len())
+                    .map(|i| match ok[i] {
+                        true => with_cache!(&mut b, x => x.lookup(rss[i], hdr[i].v6, hdr[i].dst)),
+                        false => u32::MAX,
+                    })
+                    .collect();
+                prop_assert_eq!(&got, &want);
+                for i in (0..batch.len()).filter(|&i| ok[i] && got[i] == 0) {
+                    let nh = 1 + batch[i].0 % 7;
+                    with_cache!(&mut a, x => x.fill(rss[i], hdr[i].v6, hdr[i].dst, nh));
+                    with_cache!(&mut b, x => x.fill(rss[i], hdr[i].v6, hdr[i].dst, nh));
+                }
+            }
+            prop_assert_eq!(a.counts(), b.counts());
         }
     }
 
