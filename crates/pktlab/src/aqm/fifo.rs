@@ -4,21 +4,37 @@
 
 use super::decide::{QueueState, Verdict};
 use super::{AqmPacket, AqmStats, DropKind, Drops};
-use std::collections::VecDeque;
 
 /// A FIFO of packets with byte accounting and [`AqmStats`] counters.
+///
+/// The packets sit in a ring of a power-of-two number of slots, so that a push or a pop
+/// wraps its index with one AND (a `VecDeque`, of any capacity, wraps with a compare and a
+/// conditional subtract). The
+/// ring is empty until the first push, which fills it with copies of that packet (the
+/// slots outside `head..head + len` are never read), so it needs no uninitialised memory.
 #[derive(Clone, Debug)]
 pub struct Fifo<P> {
-    pub(crate) q: VecDeque<P>,
+    /// The slots; the queue is `len` of them from `head` on, wrapping.
+    ring: Vec<P>,
+    /// Slot of the head packet (`< ring.len()` once the ring exists).
+    head: usize,
+    /// Packets queued.
+    len: usize,
+    /// Slots of the first ring (a power of two).
+    first: usize,
     pub(crate) bytes: u64,
     pub(crate) stats: AqmStats,
 }
 
 impl<P: AqmPacket> Fifo<P> {
-    /// An empty FIFO sized for a buffer of `limit` packets (capacity capped at 64K up front).
+    /// An empty FIFO sized for a buffer of `limit` packets (the first ring holds `limit`
+    /// rounded up to a power of two, capped at 64K slots; it doubles when full).
     pub fn new(limit: usize) -> Self {
         Fifo {
-            q: VecDeque::with_capacity(limit.min(1 << 16)),
+            ring: Vec::new(),
+            head: 0,
+            len: 0,
+            first: limit.clamp(1, 1 << 16).next_power_of_two(),
             bytes: 0,
             stats: AqmStats::default(),
         }
@@ -28,7 +44,26 @@ impl<P: AqmPacket> Fifo<P> {
     #[inline]
     pub fn push(&mut self, pkt: P) {
         self.bytes += pkt.bytes() as u64;
-        self.q.push_back(pkt);
+        if self.len == self.ring.len() {
+            self.grow(pkt);
+        }
+        let i = (self.head + self.len) & (self.ring.len() - 1);
+        self.ring[i] = pkt;
+        self.len += 1;
+    }
+
+    /// A ring twice as large (or the first one), the queue moved to its start; the new
+    /// slots hold copies of `fill`.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, fill: P) {
+        let n = (2 * self.ring.len()).max(self.first);
+        let mut ring = Vec::with_capacity(n);
+        ring.extend_from_slice(&self.ring[self.head..]);
+        ring.extend_from_slice(&self.ring[..self.head]);
+        ring.resize(n, fill);
+        self.ring = ring;
+        self.head = 0;
     }
 
     /// Counts and hands a refused arrival to `drops`.
@@ -54,7 +89,7 @@ impl<P: AqmPacket> Fifo<P> {
         early: impl FnOnce() -> bool,
         drops: &mut Drops<P>,
     ) {
-        if self.q.len() >= limit {
+        if self.len >= limit {
             self.refuse(pkt, DropKind::Forced, drops);
         } else if early() {
             if pkt.ecn_capable() {
@@ -89,7 +124,7 @@ impl<P: AqmPacket> Fifo<P> {
     #[inline(always)]
     pub fn state(&self, limit: usize) -> QueueState {
         QueueState {
-            len: self.q.len(),
+            len: self.len,
             limit,
         }
     }
@@ -97,7 +132,12 @@ impl<P: AqmPacket> Fifo<P> {
     /// Takes the head packet, if any.
     #[inline]
     pub fn pop(&mut self) -> Option<P> {
-        let p = self.q.pop_front()?;
+        if self.len == 0 {
+            return None;
+        }
+        let p = self.ring[self.head];
+        self.head = (self.head + 1) & (self.ring.len() - 1);
+        self.len -= 1;
         self.bytes -= p.bytes() as u64;
         self.stats.departures += 1;
         Some(p)
@@ -105,12 +145,12 @@ impl<P: AqmPacket> Fifo<P> {
 
     /// Packets queued.
     pub fn len(&self) -> usize {
-        self.q.len()
+        self.len
     }
 
     /// True when nothing is queued.
     pub fn is_empty(&self) -> bool {
-        self.q.is_empty()
+        self.len == 0
     }
 
     /// Bytes queued.
@@ -148,3 +188,40 @@ macro_rules! fifo_plumbing {
     };
 }
 pub(crate) use fifo_plumbing;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aqm::TestPkt as Pk;
+    use std::collections::VecDeque;
+
+    #[test]
+    fn ring_keeps_fifo_order_across_wraps_and_growth() {
+        // Limits whose first ring is 1, 4 and 8 slots; bursts longer than the ring make it
+        // grow while its head is mid-ring.
+        for limit in [1, 3, 8] {
+            let mut f = Fifo::new(limit);
+            let mut oracle = VecDeque::new();
+            let mut x = crate::util::SplitMix64::new(limit as u64);
+            let mut next = 0u32;
+            for _ in 0..5_000 {
+                let r = x.next_u64();
+                for _ in 0..r % 4 {
+                    f.push(Pk(next));
+                    oracle.push_back(next);
+                    next += 1;
+                }
+                for _ in 0..(r >> 8) % 4 {
+                    assert_eq!(f.pop().map(|p| p.0), oracle.pop_front());
+                }
+                assert_eq!(f.len(), oracle.len());
+                assert_eq!(f.bytes(), 1000 * oracle.len() as u64);
+                assert!(f.ring.len().is_power_of_two() || f.ring.is_empty());
+            }
+            while let Some(v) = oracle.pop_front() {
+                assert_eq!(f.pop().map(|p| p.0), Some(v));
+            }
+            assert!(f.pop().is_none() && f.is_empty());
+        }
+    }
+}
