@@ -238,17 +238,41 @@ pub(crate) struct Steps {
     b3: usize,
     quarter: f64,
     p_max: f64,
+    /// The least `q` with `p1(q) ≠ 0` (for `p_max > 0`): `th`, or `max(th, b3)` if
+    /// `p_max / 4` underflows to 0.
+    zero_below: usize,
 }
 
 impl Steps {
     /// Thresholds `th` and `b3` (finite, ≥ 0) and the maximum probability `p_max`.
     pub(crate) fn new(th: f64, b3: f64, p_max: f64) -> Steps {
         let up = |t: f64| t.ceil().min(usize::MAX as f64) as usize;
+        let (th, b3, quarter) = (up(th), up(b3), p_max / 4.0);
         Steps {
-            th: up(th),
-            b3: up(b3),
-            quarter: p_max / 4.0,
+            th,
+            b3,
+            quarter,
             p_max,
+            zero_below: if quarter != 0.0 { th } else { th.max(b3) },
+        }
+    }
+
+    /// Whether eq. (1) gives `p1(q) = 0` (for `p_max > 0`; with `p_max = 0` every `q`
+    /// gives 0): one integer compare.
+    #[inline(always)]
+    pub(crate) fn zero(&self, q: usize) -> bool {
+        q < self.zero_below
+    }
+
+    /// Eq. (1) for a queue length `q` where [`Steps::zero`] is false: the same value as
+    /// [`Steps::p1`], without its test of `th`.
+    #[inline(always)]
+    pub(crate) fn p1_nonzero(&self, q: usize) -> f64 {
+        debug_assert!(!self.zero(q));
+        if q < self.b3 {
+            self.quarter
+        } else {
+            self.p_max
         }
     }
 
@@ -271,6 +295,13 @@ pub(crate) fn p3(p1: f64, p: f64, hit: bool) -> f64 {
     if p1 == 0.0 {
         return 0.0;
     }
+    p3_nonzero(p1, p, hit)
+}
+
+/// Eqs. (2) and (3), unclamped, for `p1 ≠ 0` (what [`p3`] returns then; for a caller that
+/// already knows `p1 ≠ 0`, e.g. from [`Steps::zero`]).
+#[inline(always)]
+pub(crate) fn p3_nonzero(p1: f64, p: f64, hit: bool) -> f64 {
     let p2 = if p > 0.0 {
         let x = 256.0 * p;
         let xx = x * x;
@@ -447,6 +478,26 @@ mod tests {
             let st = Steps::new(th, b3, 0.15);
             for q in 0..1200 {
                 assert_eq!(st.p1(q), p1(q, th, b3, 0.15), "q={q} th={th} b3={b3}");
+            }
+        }
+    }
+
+    #[test]
+    fn zero_steps_are_where_p1_is_zero() {
+        // th < b3, th > b3, th = b3, and a p_max whose quarter underflows to 0.
+        for (th, b3, p_max) in [
+            (5.0, 1000.0 / 3.0, 0.15),
+            (5.0, 2.0, 0.15),
+            (7.5, 7.5, 1.0),
+            (5.0, 40.0, 5e-324),
+            (50.0, 40.0, 5e-324),
+        ] {
+            let st = Steps::new(th, b3, p_max);
+            for q in 0..1200 {
+                assert_eq!(st.zero(q), st.p1(q) == 0.0, "q={q} th={th} b3={b3}");
+                if !st.zero(q) {
+                    assert_eq!(st.p1_nonzero(q).to_bits(), st.p1(q).to_bits());
+                }
             }
         }
     }

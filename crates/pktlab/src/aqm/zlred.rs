@@ -26,7 +26,7 @@ use super::decide::{early, Arrival, Decide, QueueView, Verdict};
 use super::fifo::Fifo;
 pub use super::occurrence::OccurrenceTable;
 use super::occurrence::Slot;
-use super::sred::{p3, FlowKey, SredParams, Steps, ZombieEvent, ZombieList};
+use super::sred::{p3_nonzero, FlowKey, SredParams, Steps, ZombieEvent, ZombieList};
 use super::{Aqm, AqmError, AqmPacket, DropKind, Drops, Nanos};
 use crate::util::SplitMix64;
 
@@ -220,10 +220,9 @@ impl Decide for ZlRedDecider {
     #[inline(always)]
     fn decide<Q: QueueView + ?Sized>(&mut self, a: &Arrival, q: &Q) -> Verdict {
         let len = q.len();
-        let p1 = self.steps.p1(len);
-        if p1 == 0.0 {
-            // The queue is below th_min (eq. 7): p3 = 0, so no early drop, no draw, P_avg
-            // unchanged, and F is not needed. A branch that follows the queue length, so
+        if self.steps.zero(len) {
+            // p1 = 0 (the queue is below th_min, eq. 7; one integer compare): p3 = 0, so no
+            // early drop, no draw, P_avg unchanged, and F is not needed. A branch that follows the queue length, so
             // well predicted (a data plane's queue is mostly here).
             self.observe::<false>(a.flow);
             self.last_p = 0.0;
@@ -235,8 +234,9 @@ impl Decide for ZlRedDecider {
             };
         }
         let (hit, f) = self.observe::<true>(a.flow);
+        let p1 = self.steps.p1_nonzero(len);
         // p1 > 0 gives p3 ≥ p1 · min(1, 1/(256P)²) > 0.
-        let p3 = p3(p1, self.zl.p(), hit);
+        let p3 = p3_nonzero(p1, self.zl.p(), hit);
         let p = self.p5(f, p3).min(1.0);
         self.last_p = p;
         if len >= q.limit() {
