@@ -27,14 +27,16 @@ pub struct Fifo<P> {
 }
 
 impl<P: AqmPacket> Fifo<P> {
-    /// An empty FIFO sized for a buffer of `limit` packets (the first ring holds `limit`
-    /// rounded up to a power of two, capped at 64K slots; it doubles when full).
+    /// An empty FIFO sized for a buffer of `limit` packets (the first ring holds `limit + 1`
+    /// rounded up to a power of two, capped at 64K slots; it doubles when full). Below 64K
+    /// packets the ring is thus always larger than the buffer: [`Fifo::admit`] finds a free
+    /// slot for an arrival at a full buffer without growing the ring.
     pub fn new(limit: usize) -> Self {
         Fifo {
             ring: Vec::new(),
             head: 0,
             len: 0,
-            first: limit.clamp(1, 1 << 16).next_power_of_two(),
+            first: (limit.min((1 << 16) - 1) + 1).next_power_of_two(),
             bytes: 0,
             stats: AqmStats::default(),
         }
@@ -120,6 +122,48 @@ impl<P: AqmPacket> Fifo<P> {
         }
     }
 
+    /// Decides and does what [`Fifo::apply`] does with the verdict `decide` returns for
+    /// `pkt` and the queue state (`len()`, `limit`). `pkt` is first copied into the tail
+    /// slot (the ring grows first if it has none; see [`Fifo::new`]) and `decide` reads it
+    /// there: a packet moves into the ring as one block, not field by field after the
+    /// decision. A refused packet leaves a copy in the slot beyond the queue, never read.
+    #[inline(always)]
+    pub fn admit(
+        &mut self,
+        pkt: P,
+        limit: usize,
+        drops: &mut Drops<P>,
+        decide: impl FnOnce(&P, QueueState) -> Verdict,
+    ) {
+        let state = self.state(limit);
+        if self.len == self.ring.len() {
+            self.grow(pkt);
+        }
+        let i = (self.head + self.len) & (self.ring.len() - 1);
+        self.ring[i] = pkt;
+        let slot = &mut self.ring[i];
+        let kind = match decide(slot, state) {
+            Verdict::Enqueue => None,
+            Verdict::Mark => {
+                slot.mark_ce();
+                self.stats.marks += 1;
+                None
+            }
+            Verdict::Drop(kind) => Some(kind),
+            Verdict::DropPair { .. } => Some(DropKind::Early),
+        };
+        match kind {
+            None => {
+                self.bytes += slot.bytes() as u64;
+                self.len += 1;
+            }
+            Some(kind) => {
+                let pkt = *slot;
+                self.refuse(pkt, kind, drops);
+            }
+        }
+    }
+
     /// The queue state a decider reads: `len()` packets, hard limit `limit`.
     #[inline(always)]
     pub fn state(&self, limit: usize) -> QueueState {
@@ -194,6 +238,43 @@ mod tests {
     use super::*;
     use crate::aqm::TestPkt as Pk;
     use std::collections::VecDeque;
+
+    #[test]
+    fn admit_does_what_apply_does() {
+        // The same verdicts through `admit` and `apply`: same queue, drops and counters,
+        // wrapping (limit 3: a ring of 4 slots, and a full buffer).
+        for limit in [3, 100] {
+            let (mut a, mut b) = (Fifo::new(limit), Fifo::new(limit));
+            let (mut da, mut db) = (Drops::default(), Drops::default());
+            let mut x = crate::util::SplitMix64::new(5);
+            for n in 0..2_000u32 {
+                let r = x.next_u64();
+                let v = match r % 4 {
+                    0 => Verdict::Drop(DropKind::Early),
+                    1 => Verdict::Mark,
+                    _ => Verdict::Enqueue,
+                };
+                let v = if b.len() >= limit {
+                    Verdict::Drop(DropKind::Forced)
+                } else {
+                    v
+                };
+                a.admit(Pk(n), limit, &mut da, |p, q| {
+                    assert_eq!((p.0, q.len, q.limit), (n, b.len(), limit));
+                    v
+                });
+                b.apply(Pk(n), v, &mut db);
+                if (r >> 8).is_multiple_of(3) {
+                    assert_eq!(a.pop().map(|p| p.0), b.pop().map(|p| p.0));
+                }
+                assert_eq!(da.pkts, db.pkts);
+                assert_eq!(
+                    (a.len(), a.bytes(), a.stats()),
+                    (b.len(), b.bytes(), b.stats())
+                );
+            }
+        }
+    }
 
     #[test]
     fn ring_keeps_fifo_order_across_wraps_and_growth() {

@@ -303,13 +303,15 @@ impl<P: AqmPacket> Aqm<P> for ZlRed<P> {
     #[inline]
     fn enqueue(&mut self, pkt: P, now: Nanos, drops: &mut Drops<P>) {
         self.fifo.stats.arrivals += 1;
-        let a = Arrival {
-            flow: self.key.of(&pkt),
-            ecn_capable: pkt.ecn_capable(),
-            now,
-        };
-        let v = self.d.decide(&a, &self.fifo.state(self.limit));
-        self.fifo.apply(pkt, v, drops);
+        let (d, key) = (&mut self.d, self.key);
+        self.fifo.admit(pkt, self.limit, drops, |p, q| {
+            let a = Arrival {
+                flow: key.of(p),
+                ecn_capable: p.ecn_capable(),
+                now,
+            };
+            d.decide(&a, &q)
+        });
     }
     super::fifo::fifo_plumbing!();
     fn name(&self) -> &'static str {
