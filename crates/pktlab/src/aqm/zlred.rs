@@ -222,8 +222,9 @@ impl Decide for ZlRedDecider {
         let len = q.len();
         if self.steps.zero(len) {
             // p1 = 0 (the queue is below th_min, eq. 7; one integer compare): p3 = 0, so no
-            // early drop, no draw, P_avg unchanged, and F is not needed. A branch that follows the queue length, so
-            // well predicted (a data plane's queue is mostly here).
+            // early drop, no draw, P_avg unchanged, and F is not needed. A branch that
+            // follows the queue length, so well predicted (a data plane's queue is mostly
+            // here).
             self.observe::<false>(a.flow);
             self.last_p = 0.0;
             self.last_misbehaving = false;
