@@ -257,20 +257,6 @@ mod tests {
     }
 
     #[test]
-    fn conditional_draws_follow_the_stream_of_draws_taken_only_when_asked() {
-        let (mut a, mut b) = (SplitMix64::new(7), SplitMix64::new(7));
-        let mut x = XorShift64::new(3);
-        for _ in 0..10_000 {
-            let take = !x.next().is_multiple_of(3);
-            let u = b.next_f64_if(take);
-            if take {
-                assert_eq!(a.next_f64(), u);
-            }
-        }
-        assert_eq!(a.next_u64(), b.next_u64());
-    }
-
-    #[test]
     fn splitmix64_known_values() {
         // Reference values of the splitmix64 generator seeded with 0 (first outputs are
         // splitmix64(0), splitmix64(gamma), ...), as published with the algorithm.
@@ -323,16 +309,6 @@ impl SplitMix64 {
     #[inline(always)]
     pub fn next_f64(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-    }
-
-    /// The value [`SplitMix64::next_f64`] would return, consuming it only if `take`: the
-    /// stream stays exactly that of calling `next_f64` only when `take` holds, without a
-    /// branch on `take` (for hot paths where `take` is data, e.g. "drop probability > 0").
-    #[inline(always)]
-    pub fn next_f64_if(&mut self, take: bool) -> f64 {
-        let z = self.0;
-        self.0 = z.wrapping_add(0x9E37_79B9_7F4A_7C15 & 0u64.wrapping_sub(take as u64));
-        (splitmix64(z) >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 }
 

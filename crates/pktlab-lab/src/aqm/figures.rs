@@ -57,7 +57,7 @@ impl StudyConfig {
             check::int_range("--buffers", b as u64, 1, u32::MAX as u64)?;
         }
         for &m in self.ms.iter().flatten() {
-            check::int_range("--ms", m as u64, 1, 1 << 26)?;
+            check::int_range("--ms", m as u64, 1, pktlab::aqm::sred::MAX_ZOMBIES as u64)?;
         }
         for &a in self.a.iter().flatten() {
             check::real_range("--a", a, 1.0, 1e9)?;

@@ -69,7 +69,12 @@ impl Default for ZombieParams {
 impl ZombieParams {
     /// Refuses impossible values (one-line error naming the flag and the accepted range).
     pub fn validate(&self) -> Result<()> {
-        check::int_range("--zombies", self.zombies as u64, 1, 1 << 26)?;
+        check::int_range(
+            "--zombies",
+            self.zombies as u64,
+            1,
+            pktlab::aqm::sred::MAX_ZOMBIES as u64,
+        )?;
         check::real_range("--p-max", self.p_max, 0.0, 1.0)?;
         check::real_range("--p-swap", self.p_swap, 0.0, 1.0)?;
         if let Some(a) = self.alpha {

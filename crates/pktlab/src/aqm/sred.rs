@@ -128,23 +128,58 @@ pub enum ZombieEvent {
 pub struct ZombieList {
     z: Vec<Zombie>,
     m: usize,
-    /// `p_swap · 2^53`, rounded up: `u53 < swap_below` ⇔ `u53 · 2^-53 < p_swap` exactly.
+    /// `p_swap · 2^32`, rounded up: a 32-bit `v < swap_below` ⇔ `v · 2^-32 < p_swap`.
     swap_below: u64,
     alpha: f64,
     /// `1 − α`, computed once (the same f64 the per-arrival expression produced).
     keep: f64,
     p: f64,
-    rng: SplitMix64,
+}
+
+/// `u · m = slot · 2^32 + rest` for a 32-bit `u`: the zombie `slot < m` and the value `rest`
+/// that decides the swap ([`ZombieList::arrive`]).
+#[inline(always)]
+fn pick(u: u32, m: usize) -> (usize, u32) {
+    let um = u as u64 * m as u64;
+    ((um >> 32) as usize, um as u32)
+}
+
+/// The largest zombie list: the slot and the swap come from 32 random bits
+/// ([`ZombieList::arrive`]), whose relative bias is below `m / 2^32` (2.4 · 10^-4 here).
+pub const MAX_ZOMBIES: usize = 1 << 20;
+
+/// One arrival's random draw (64 bits), split in two independent halves: the high half picks
+/// the zombie and decides the swap ([`ZombieList::arrive`]), the low half decides the early
+/// drop ([`Draw::drop_below`]). One draw per arrival, whatever the arrival does.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Draw(pub(crate) u64);
+
+impl Draw {
+    /// The zombie half (the high 32 bits).
+    #[inline(always)]
+    pub(crate) fn zombie(self) -> u32 {
+        (self.0 >> 32) as u32
+    }
+
+    /// Whether the drop half (the low 32 bits), read as a uniform `v · 2^-32` in [0, 1), is
+    /// below `p`: true with probability `p` rounded up to a multiple of 2^-32 (never for
+    /// `p = 0`, always for `p ≥ 1`).
+    #[inline(always)]
+    pub(crate) fn drop_below(self, p: f64) -> bool {
+        // Exact: a 32-bit integer and its product with a power of two are exact in f64.
+        (self.0 as u32) as f64 * (1.0 / (1u64 << 32) as f64) < p
+    }
 }
 
 impl ZombieList {
-    /// Checks a zombie list's parameters: `m` in 1..=2^26, `p_swap` and `alpha` in (0, 1].
+    /// Checks a zombie list's parameters: `m` in 1..=[`MAX_ZOMBIES`], `p_swap` and `alpha` in
+    /// (0, 1].
     fn check(m: usize, p_swap: f64, alpha: f64) -> Result<(), AqmError> {
         const D: &str = "sred";
-        if m == 0 || m > 1 << 26 {
+        if m == 0 || m > MAX_ZOMBIES {
             return Err(AqmError::range(
                 D,
-                "zombie list size m must be in 1..=2^26",
+                "zombie list size m must be in 1..=2^20",
                 m,
             ));
         }
@@ -157,34 +192,40 @@ impl ZombieList {
         Ok(())
     }
 
-    /// An empty list of capacity `m` (parameters as in [`SredParams`]: `m` in 1..=2^26,
-    /// `p_swap` and `alpha` in (0, 1], else an error).
-    pub fn new(m: usize, p_swap: f64, alpha: f64, seed: u64) -> Result<Self, AqmError> {
+    /// An empty list of capacity `m` (parameters as in [`SredParams`]: `m` in
+    /// 1..=[`MAX_ZOMBIES`], `p_swap` and `alpha` in (0, 1], else an error).
+    pub fn new(m: usize, p_swap: f64, alpha: f64) -> Result<Self, AqmError> {
         Self::check(m, p_swap, alpha)?;
         Ok(ZombieList {
             z: Vec::with_capacity(m),
             m,
-            swap_below: (p_swap * (1u64 << 53) as f64).ceil() as u64,
+            swap_below: (p_swap * (1u64 << 32) as f64).ceil() as u64,
             alpha,
             keep: 1.0 - alpha,
             p: 0.0,
-            rng: SplitMix64::new(seed),
         })
     }
 
-    /// Processes an arrival of flow `id` (always inlined: the caller's `match` on
-    /// the event then compiles to straight branches, with no event value in memory).
+    /// Processes an arrival of flow `id` with a uniform 32-bit random value `u` (always
+    /// inlined: the caller's `match` on the event then compiles to straight branches, with no
+    /// event value in memory).
+    ///
+    /// While the list has room, `u` is not read. Otherwise `u · m = slot · 2^32 + rest`: the
+    /// high word picks the zombie (Lemire's multiply-shift), and the low word, which runs
+    /// once over [0, 2^32) in steps of `m` as `u` runs over one slot's values, decides the
+    /// swap (`rest < ⌈p_swap · 2^32⌉`). Both are uniform up to a relative bias below
+    /// `m / 2^32` (2.3 · 10^-7 at m = 1000), and one draw serves both.
     #[inline(always)]
-    pub fn arrive(&mut self, id: u64) -> ZombieEvent {
+    pub fn arrive(&mut self, id: u64, u: u32) -> ZombieEvent {
         if self.z.len() < self.m {
             self.z.push(Zombie { id, count: 0 });
             return ZombieEvent::Added {
                 slot: self.z.len() - 1,
             };
         }
-        let slot = ((self.rng.next_u64() as u128 * self.m as u128) >> 64) as usize;
+        let (slot, rest) = pick(u, self.m);
         debug_assert!(slot < self.z.len());
-        // SAFETY: the high word of `r · m` for a 64-bit `r` is < m, and the list is full
+        // SAFETY: the high word of `u · m` for a 32-bit `u` is < m, and the list is full
         // here (`z.len() == m >= 1`: checked above, and `new` refuses m = 0, for which
         // slot 0 of the empty list would be read).
         let zb = unsafe { self.z.get_unchecked_mut(slot) };
@@ -194,8 +235,7 @@ impl ZombieList {
             ZombieEvent::Hit { slot }
         } else {
             self.p *= self.keep;
-            // The same draw as `next_f64() < p_swap`, compared as integers.
-            if self.rng.next_u64() >> 11 < self.swap_below {
+            if (rest as u64) < self.swap_below {
                 let (old_id, old_count) = (zb.id, zb.count);
                 *zb = Zombie { id, count: 0 };
                 ZombieEvent::Swapped {
@@ -325,7 +365,8 @@ pub(crate) fn p3_nonzero(p1: f64, p: f64, hit: bool) -> f64 {
 }
 
 /// SRED's drop decision (eqs. (1)–(3)) for arrivals at any queue ([`super::decide`]): the
-/// zombie list, the thresholds and the random draws, without the packets.
+/// zombie list, the thresholds and the random draw (one per arrival, [`Draw`]), without the
+/// packets.
 #[derive(Clone, Debug)]
 pub struct SredDecider {
     zl: ZombieList,
@@ -345,7 +386,7 @@ impl SredDecider {
         }
         let alpha = params.alpha.unwrap_or(1.0 / params.m as f64);
         Ok(SredDecider {
-            zl: ZombieList::new(params.m, params.p_swap, alpha, seed ^ 0x5A4F_4D42)?,
+            zl: ZombieList::new(params.m, params.p_swap, alpha)?,
             steps: Steps::new(limit as f64 / 6.0, limit as f64 / 3.0, params.p_max),
             rng: SplitMix64::new(seed ^ 0x5352_4544),
             last_p: 0.0,
@@ -367,15 +408,15 @@ impl Decide for SredDecider {
     #[inline(always)]
     fn decide<Q: QueueView + ?Sized>(&mut self, a: &Arrival, q: &Q) -> Verdict {
         let len = q.len();
-        let ev = self.zl.arrive(a.flow);
+        let r = Draw(self.rng.next_u64());
+        let ev = self.zl.arrive(a.flow, r.zombie());
         let hit = matches!(ev, ZombieEvent::Hit { .. });
         let p = p3(self.steps.p1(len), self.zl.p(), hit).min(1.0);
         self.last_p = p;
         if len >= q.limit() {
             return Verdict::Drop(DropKind::Forced);
         }
-        // p > 0 exactly when the queue is at least B/6 (eq. 1): a well-predicted branch.
-        early(p > 0.0 && self.rng.next_f64() < p, a.ecn_capable)
+        early(r.drop_below(p), a.ecn_capable)
     }
 }
 
@@ -440,18 +481,20 @@ mod tests {
     #[test]
     fn a_zombie_list_of_no_zombies_is_refused() {
         // Capacity 0 used to be accepted, and the first arrival then indexed the empty list.
-        let r = ZombieList::new(0, 0.25, 0.01, 1);
+        let r = ZombieList::new(0, 0.25, 0.01);
         assert_eq!(
             r.map(|_| ()),
             Err(AqmError::range(
                 "sred",
-                "zombie list size m must be in 1..=2^26",
+                "zombie list size m must be in 1..=2^20",
                 0
             ))
         );
-        assert!(ZombieList::new(1, 0.25, 0.01, 1).is_ok());
-        assert!(ZombieList::new(4, 0.0, 0.01, 1).is_err());
-        assert!(ZombieList::new(4, 0.25, 1.5, 1).is_err());
+        assert!(ZombieList::new(1, 0.25, 0.01).is_ok());
+        assert!(ZombieList::new(MAX_ZOMBIES, 0.25, 0.01).is_ok());
+        assert!(ZombieList::new(MAX_ZOMBIES + 1, 0.25, 0.01).is_err());
+        assert!(ZombieList::new(4, 0.0, 0.01).is_err());
+        assert!(ZombieList::new(4, 0.25, 1.5).is_err());
     }
 
     /// Eq. (1) as the paper writes it, on the queue length as a real number.
@@ -523,10 +566,11 @@ mod tests {
     #[test]
     fn hit_frequency_estimates_flow_count() {
         for n in [10u64, 50] {
-            let mut zl = ZombieList::new(1000, 0.25, 1.0 / 1000.0, 7).unwrap();
+            let mut zl = ZombieList::new(1000, 0.25, 1.0 / 1000.0).unwrap();
             let mut x = SplitMix64::new(n);
             for _ in 0..400_000u64 {
-                zl.arrive(x.next_u64() % n);
+                let r = x.next_u64();
+                zl.arrive(r % n, (r >> 32) as u32);
             }
             let est = zl.flow_estimate();
             assert!(
@@ -536,16 +580,84 @@ mod tests {
         }
     }
 
+    /// The slot and the swap from one 32-bit value: each slot gets its share of the values,
+    /// and within every slot the swap happens at rate p_swap. Counted over 2^24 values spread
+    /// evenly over [0, 2^32) (low bits scrambled), so the shares are near-exact; and
+    /// `arrive` on a full list does what `pick` says.
+    #[test]
+    fn one_value_gives_a_uniform_slot_and_an_independent_swap() {
+        for (m, p_swap) in [(10usize, 0.25), (7, 0.6), (1000, 0.25), (MAX_ZOMBIES, 0.5)] {
+            let zl = ZombieList::new(m, p_swap, 0.01).unwrap();
+            let buckets = m.min(1000);
+            let (mut slots, mut swaps) = (vec![0u64; buckets], vec![0u64; buckets]);
+            let n = 1u64 << 24;
+            for k in 0..n {
+                let u = (k << 8 | (k.wrapping_mul(0x9E37_79B9) >> 7) & 0xFF) as u32;
+                let (slot, rest) = pick(u, m);
+                assert!(slot < m);
+                let b = slot * buckets / m;
+                slots[b] += 1;
+                swaps[b] += ((rest as u64) < zl.swap_below) as u64;
+            }
+            for b in 0..buckets {
+                let share = slots[b] as f64 * buckets as f64 / n as f64;
+                let rate = swaps[b] as f64 / slots[b] as f64;
+                let tol = 5.0 / (slots[b] as f64).sqrt();
+                assert!((share - 1.0).abs() < tol, "m={m} bucket {b}: share {share}");
+                assert!(
+                    (rate - p_swap).abs() < tol,
+                    "m={m} bucket {b}: swap rate {rate}"
+                );
+            }
+        }
+        let mut x = SplitMix64::new(3);
+        let mut zl = ZombieList::new(50, 0.25, 0.01).unwrap();
+        for i in 0..50 {
+            zl.arrive(1000 + i, 0);
+        }
+        for _ in 0..10_000 {
+            let (id, u) = (x.next_u64() % 60, x.next_u64() as u32);
+            let (slot, rest) = pick(u, 50);
+            let before = zl.zombies()[slot];
+            let want = if before.id == id {
+                ZombieEvent::Hit { slot }
+            } else if (rest as u64) < zl.swap_below {
+                ZombieEvent::Swapped {
+                    slot,
+                    old_id: before.id,
+                    old_count: before.count,
+                }
+            } else {
+                ZombieEvent::Miss
+            };
+            assert_eq!(zl.arrive(id, u), want);
+        }
+    }
+
+    #[test]
+    fn the_drop_half_is_below_p_with_probability_p() {
+        let d = |lo: u32| Draw(0xFFFF_FFFF_0000_0000 | lo as u64);
+        for lo in [0, 1, 1 << 31, u32::MAX] {
+            assert!(!d(lo).drop_below(0.0));
+            assert!(d(lo).drop_below(1.0));
+        }
+        assert!(d((1 << 31) - 1).drop_below(0.5));
+        assert!(!d(1 << 31).drop_below(0.5));
+        // The zombie half is the other half.
+        assert_eq!(Draw(0x1234_5678_9ABC_DEF0).zombie(), 0x1234_5678);
+    }
+
     #[test]
     fn zombie_list_fills_then_compares() {
-        let mut zl = ZombieList::new(3, 1.0, 0.5, 1).unwrap();
-        assert_eq!(zl.arrive(1), ZombieEvent::Added { slot: 0 });
-        assert_eq!(zl.arrive(1), ZombieEvent::Added { slot: 1 });
-        assert_eq!(zl.arrive(2), ZombieEvent::Added { slot: 2 });
+        let mut zl = ZombieList::new(3, 1.0, 0.5).unwrap();
+        assert_eq!(zl.arrive(1, 0), ZombieEvent::Added { slot: 0 });
+        assert_eq!(zl.arrive(1, 0), ZombieEvent::Added { slot: 1 });
+        assert_eq!(zl.arrive(2, 0), ZombieEvent::Added { slot: 2 });
         assert_eq!(zl.p(), 0.0);
         // p_swap = 1: every miss swaps.
+        let mut x = SplitMix64::new(5);
         for _ in 0..100 {
-            match zl.arrive(9) {
+            match zl.arrive(9, x.next_u64() as u32) {
                 ZombieEvent::Hit { .. } | ZombieEvent::Swapped { .. } => {}
                 e => panic!("unexpected {e:?}"),
             }

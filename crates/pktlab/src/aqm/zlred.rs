@@ -26,7 +26,7 @@ use super::decide::{early, Arrival, Decide, QueueView, Verdict};
 use super::fifo::Fifo;
 pub use super::occurrence::OccurrenceTable;
 use super::occurrence::Slot;
-use super::sred::{p3_nonzero, FlowKey, SredParams, Steps, ZombieEvent, ZombieList};
+use super::sred::{p3_nonzero, Draw, FlowKey, SredParams, Steps, ZombieEvent, ZombieList};
 use super::{Aqm, AqmError, AqmPacket, DropKind, Drops, Nanos};
 use crate::util::SplitMix64;
 
@@ -74,7 +74,8 @@ impl ZlRedParams {
 }
 
 /// ZL-RED's drop decision (eqs. (4)–(7)) for arrivals at any queue ([`super::decide`]):
-/// the zombie list, the occurrence table, T, P_avg and the random draws, without the packets.
+/// the zombie list, the occurrence table, T, P_avg and the random draw (one per arrival, as
+/// SRED's), without the packets.
 #[derive(Clone, Debug)]
 pub struct ZlRedDecider {
     params: ZlRedParams,
@@ -107,8 +108,7 @@ impl ZlRedDecider {
         let s = &params.sred;
         let alpha = s.alpha.unwrap_or(1.0 / s.m as f64);
         Ok(ZlRedDecider {
-            zl: ZombieList::new(s.m, s.p_swap, alpha, seed ^ 0x5A4F_4D42)
-                .map_err(|e| e.within("zlred"))?,
+            zl: ZombieList::new(s.m, s.p_swap, alpha).map_err(|e| e.within("zlred"))?,
             table: OccurrenceTable::new(s.m),
             slots: vec![0; s.m],
             total: 0,
@@ -148,15 +148,16 @@ impl ZlRedDecider {
         self.last_misbehaving
     }
 
-    /// Updates the zombie list, T and the occurrence table for an arrival of `id`; returns
+    /// Updates the zombie list, T and the occurrence table for an arrival of `id` (with the
+    /// zombie half `u` of its draw); returns
     /// whether it was a hit, and the arrival's occurrence F (after the update: one table
     /// access serves both the update and eq. (4)). A miss changes no count; it reads F only
     /// if `READ_F` (the caller knows from the queue length whether eq. (4) will need F), else
     /// returns 0.
     #[inline(always)]
-    fn observe<const READ_F: bool>(&mut self, id: u64) -> (bool, u64) {
+    fn observe<const READ_F: bool>(&mut self, id: u64, u: u32) -> (bool, u64) {
         // `slot` < m = `slots.len()`: the zombie list holds at most m zombies.
-        match self.zl.arrive(id) {
+        match self.zl.arrive(id, u) {
             ZombieEvent::Added { slot } => {
                 self.total += 1;
                 let (f, at) = self.table.add_slot(id, 1);
@@ -220,12 +221,12 @@ impl Decide for ZlRedDecider {
     #[inline(always)]
     fn decide<Q: QueueView + ?Sized>(&mut self, a: &Arrival, q: &Q) -> Verdict {
         let len = q.len();
+        let r = Draw(self.rng.next_u64());
         if self.steps.zero(len) {
             // p1 = 0 (the queue is below th_min, eq. 7; one integer compare): p3 = 0, so no
-            // early drop, no draw, P_avg unchanged, and F is not needed. A branch that
-            // follows the queue length, so well predicted (a data plane's queue is mostly
-            // here).
-            self.observe::<false>(a.flow);
+            // early drop, P_avg unchanged, and F is not needed. A branch that follows the
+            // queue length, so well predicted (a data plane's queue is mostly here).
+            self.observe::<false>(a.flow, r.zombie());
             self.last_p = 0.0;
             self.last_misbehaving = false;
             return if len >= q.limit() {
@@ -234,7 +235,7 @@ impl Decide for ZlRedDecider {
                 Verdict::Enqueue
             };
         }
-        let (hit, f) = self.observe::<true>(a.flow);
+        let (hit, f) = self.observe::<true>(a.flow, r.zombie());
         let p1 = self.steps.p1_nonzero(len);
         // p1 > 0 gives p3 ≥ p1 · min(1, 1/(256P)²) > 0.
         let p3 = p3_nonzero(p1, self.zl.p(), hit);
@@ -243,9 +244,8 @@ impl Decide for ZlRedDecider {
         if len >= q.limit() {
             return Verdict::Drop(DropKind::Forced);
         }
-        // The draw is consumed only when p > 0 (as `p > 0.0 && next_f64() < p` would), but
-        // without a branch on p > 0, which is data here (F = 0 gives p = 0).
-        early(self.rng.next_f64_if(p > 0.0) < p, a.ecn_capable)
+        // No branch on p > 0, which is data here (F = 0 gives p = 0): p = 0 never drops.
+        early(r.drop_below(p), a.ecn_capable)
     }
 }
 
@@ -326,6 +326,7 @@ impl<P: AqmPacket> Aqm<P> for ZlRed<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::aqm::QueueState;
     use std::collections::HashMap;
 
     use crate::aqm::TestPkt as Pk;
@@ -412,6 +413,166 @@ mod tests {
         assert!(l0 > 3.0 * l1, "heavy {l0} vs light {l1}");
     }
 
+    /// ZL-RED written straight from the paper's equations, for one arrival at a time: a
+    /// plain zombie vector, F and T summed over it, the same draw split as the decider
+    /// ([`Draw`]: the high half picks the zombie and decides the swap, the low half the early
+    /// drop). The oracle of `decisions_match_the_plain_equations`.
+    struct Plain {
+        p: ZlRedParams,
+        limit: usize,
+        z: Vec<(u64, u64)>,
+        hit_freq: f64,
+        p_avg: f64,
+        rng: SplitMix64,
+    }
+
+    impl Plain {
+        /// Decision and p5 for an arrival of `id` at a queue of `len` packets.
+        fn arrive(&mut self, id: u64, len: usize, ecn: bool) -> (Verdict, f64) {
+            let s = &self.p.sred;
+            let m = s.m;
+            let alpha = s.alpha.unwrap_or(1.0 / m as f64);
+            let r = self.rng.next_u64();
+            let (hi, lo) = (r >> 32, r as u32);
+            let mut hit = false;
+            if self.z.len() < m {
+                self.z.push((id, 0));
+            } else {
+                let slot = (hi * m as u64 >> 32) as usize;
+                let rest = (hi * m as u64) as u32;
+                if self.z[slot].0 == id {
+                    self.z[slot].1 += 1;
+                    hit = true;
+                    self.hit_freq = (1.0 - alpha) * self.hit_freq + alpha;
+                } else {
+                    self.hit_freq *= 1.0 - alpha;
+                    if (rest as f64) < s.p_swap * 2f64.powi(32) {
+                        self.z[slot] = (id, 0);
+                    }
+                }
+            }
+            let big_p = self.hit_freq;
+            // Eq. (7): th_min constant, B/3.
+            let q = len as f64;
+            let p1 = if q < self.p.th_min {
+                0.0
+            } else if q < self.limit as f64 / 3.0 {
+                s.p_max / 4.0
+            } else {
+                s.p_max
+            };
+            if p1 == 0.0 {
+                let v = if len >= self.limit {
+                    Verdict::Drop(DropKind::Forced)
+                } else {
+                    Verdict::Enqueue
+                };
+                return (v, 0.0);
+            }
+            // Eqs. (2)–(3).
+            let p2 = if big_p > 0.0 {
+                p1 * (1.0f64).min(1.0 / (256.0 * big_p).powi(2))
+            } else {
+                p1
+            };
+            let p3 = if hit && big_p > 0.0 {
+                p2 * (1.0 + 1.0 / big_p)
+            } else {
+                p2
+            };
+            // Eqs. (4)–(6), F and T summed over the list.
+            let t: u64 = self.z.iter().map(|z| z.1 + 1).sum();
+            let f: u64 = self.z.iter().filter(|z| z.0 == id).map(|z| z.1 + 1).sum();
+            let tp = t as f64 * big_p;
+            let p4 = if tp > 0.0 {
+                let a = if f as f64 > tp { self.p.a } else { 1.0 };
+                p3 * (f as f64 / tp) * a
+            } else {
+                p3
+            };
+            self.p_avg = (1.0 - self.p.w_avg) * self.p_avg + self.p.w_avg * p4;
+            let p5 = if self.p_avg > 0.0 {
+                p4 * p3.min(1.0) / self.p_avg
+            } else {
+                p4
+            };
+            let p = p5.min(1.0);
+            if len >= self.limit {
+                return (Verdict::Drop(DropKind::Forced), p);
+            }
+            let u = lo as f64 / 2f64.powi(32);
+            (early(u < p, ecn), p)
+        }
+    }
+
+    /// The decider's fast paths (occurrence table, slots kept per zombie, integer
+    /// thresholds, branch-free draw) against [`Plain`]: the same verdict for every arrival,
+    /// and p5 equal to rounding, over queues that fill, overflow and drain, with ECN.
+    #[test]
+    fn decisions_match_the_plain_equations() {
+        for (m, a, limit, flows, seed) in [
+            (1000usize, 1.0, 5000usize, 1000u64, 1u64),
+            (10, 4.0, 40, 40, 2),
+            (50, 2.0, 60, 12, 3),
+            (100, 8.0, 300, 100_000, 4),
+        ] {
+            let params = ZlRedParams {
+                sred: SredParams {
+                    m,
+                    flow_key: FlowKey::FiveTuple,
+                    ..SredParams::default()
+                },
+                a,
+                ..ZlRedParams::default()
+            };
+            let mut d = ZlRedDecider::new(params.clone(), limit, seed).unwrap();
+            let mut plain = Plain {
+                p: params,
+                limit,
+                z: Vec::new(),
+                hit_freq: 0.0,
+                p_avg: 0.0,
+                rng: SplitMix64::new(seed ^ 0x5A4C_5245),
+            };
+            let mut x = SplitMix64::new(seed);
+            let mut len = 0usize;
+            let mut early_drops = 0;
+            for i in 0..60_000u64 {
+                let r = x.next_u64();
+                let id = if r % 3 == 0 { r % 4 } else { (r >> 8) % flows };
+                let ecn = r >> 63 == 1;
+                let arrival = Arrival {
+                    flow: id,
+                    ecn_capable: ecn,
+                    now: i,
+                };
+                let got = d.decide(&arrival, &QueueState { len, limit });
+                let (want, p) = plain.arrive(id, len, ecn);
+                assert_eq!(got, want, "m={m} arrival {i}");
+                let lp = d.last_p();
+                assert!(
+                    (lp - p).abs() <= 1e-12 * p.max(1e-300),
+                    "arrival {i}: {lp} vs {p}"
+                );
+                early_drops += (got == Verdict::Drop(DropKind::Early)) as u64;
+                if !matches!(got, Verdict::Drop(_)) {
+                    len += 1;
+                }
+                // Departures: a little slower than arrivals, with a drain every 8,192.
+                let out = if (i >> 13) % 4 == 3 {
+                    2
+                } else {
+                    (i % 5 != 4) as usize
+                };
+                len = len.saturating_sub(out);
+            }
+            assert!(
+                early_drops > 0,
+                "m={m}: the early-drop path was never taken"
+            );
+        }
+    }
+
     /// FNV-1a over every observable of a ZL-RED queue driven by `n` arrivals of `flows`
     /// sparse flow ids (a third ECN-capable): each arrival's drops (flow, kind), p5's bits,
     /// the mis-behaving verdict, T, P(t)'s bits and the queue length, and every departure
@@ -468,8 +629,9 @@ mod tests {
 
     /// The decisions, counts and departures of ZL-RED on fixed inputs, pinned: the
     /// per-arrival fast paths (zombie list, occurrence table, draws, FIFO) must keep every
-    /// decision bit for bit. The digests were computed from the code at commit 3b59731
-    /// (before those paths were reworked for instruction count).
+    /// decision bit for bit. The digests are those of the one-draw stream ([`Draw`]), taken
+    /// when it replaced three draws per arrival; `decisions_match_the_plain_equations` holds
+    /// the same decisions to the equations.
     #[test]
     fn decisions_are_pinned() {
         let five = |m: usize, a: f64| ZlRedParams {
@@ -500,11 +662,11 @@ mod tests {
 
     /// Digests of the cases of `decisions_are_pinned`, in order.
     const DECISION_DIGESTS: [u64; 5] = [
-        0x7327_3856_0597_c130,
-        0xe7e3_56e5_a640_64db,
-        0x6946_e941_463b_1825,
-        0x52e9_d8a4_0f99_79a6,
-        0x3ae0_5c6e_1df2_3815,
+        0x3fbd_e9fd_f01b_c0a3,
+        0x11d8_da31_18fc_4ef2,
+        0xd2b5_a9cf_7025_9e60,
+        0xc62f_3fba_0b7b_0f05,
+        0x0153_de3b_fdcf_26ae,
     ];
 
     #[test]
