@@ -171,7 +171,11 @@ fn paper_presets_are_bit_identical() {
     ];
     let (mut got, mut want) = (Vec::new(), Vec::new());
     for (cfg, w) in cases {
-        got.push(format!("{} {:#018x}", cfg.fig, digest(&study(&cfg, &Silent).unwrap())));
+        got.push(format!(
+            "{} {:#018x}",
+            cfg.fig,
+            digest(&study(&cfg, &Silent).unwrap())
+        ));
         want.push(format!("{} {w:#018x}", cfg.fig));
     }
     assert_eq!(got, want, "paper 002 presets changed");

@@ -46,12 +46,21 @@ impl<P: AqmPacket> Fifo<P> {
     #[inline]
     pub fn push(&mut self, pkt: P) {
         self.bytes += pkt.bytes() as u64;
+        self.put_tail(pkt);
+        self.len += 1;
+    }
+
+    /// Writes `pkt` into the slot just behind the queue (growing the ring first if it has
+    /// none) and returns that slot; the queue's length is the caller's to change.
+    #[inline(always)]
+    fn put_tail(&mut self, pkt: P) -> &mut P {
         if self.len == self.ring.len() {
             self.grow(pkt);
         }
         let i = (self.head + self.len) & (self.ring.len() - 1);
-        self.ring[i] = pkt;
-        self.len += 1;
+        let slot = &mut self.ring[i];
+        *slot = pkt;
+        slot
     }
 
     /// A ring twice as large (or the first one), the queue moved to its start; the new
@@ -136,17 +145,13 @@ impl<P: AqmPacket> Fifo<P> {
         decide: impl FnOnce(&P, QueueState) -> Verdict,
     ) {
         let state = self.state(limit);
-        if self.len == self.ring.len() {
-            self.grow(pkt);
-        }
-        let i = (self.head + self.len) & (self.ring.len() - 1);
-        self.ring[i] = pkt;
-        let slot = &mut self.ring[i];
+        let slot = self.put_tail(pkt);
+        let mut marked = false;
         let kind = match decide(slot, state) {
             Verdict::Enqueue => None,
             Verdict::Mark => {
                 slot.mark_ce();
-                self.stats.marks += 1;
+                marked = true;
                 None
             }
             Verdict::Drop(kind) => Some(kind),
@@ -155,6 +160,7 @@ impl<P: AqmPacket> Fifo<P> {
         match kind {
             None => {
                 self.bytes += slot.bytes() as u64;
+                self.stats.marks += marked as u64;
                 self.len += 1;
             }
             Some(kind) => {

@@ -438,7 +438,7 @@ mod tests {
             if self.z.len() < m {
                 self.z.push((id, 0));
             } else {
-                let slot = (hi * m as u64 >> 32) as usize;
+                let slot = ((hi * m as u64) >> 32) as usize;
                 let rest = (hi * m as u64) as u32;
                 if self.z[slot].0 == id {
                     self.z[slot].1 += 1;
@@ -539,7 +539,11 @@ mod tests {
             let mut early_drops = 0;
             for i in 0..60_000u64 {
                 let r = x.next_u64();
-                let id = if r % 3 == 0 { r % 4 } else { (r >> 8) % flows };
+                let id = if r.is_multiple_of(3) {
+                    r % 4
+                } else {
+                    (r >> 8) % flows
+                };
                 let ecn = r >> 63 == 1;
                 let arrival = Arrival {
                     flow: id,
