@@ -365,8 +365,8 @@ pub(crate) fn p3_nonzero(p1: f64, p: f64, hit: bool) -> f64 {
 }
 
 /// SRED's drop decision (eqs. (1)–(3)) for arrivals at any queue ([`super::decide`]): the
-/// zombie list, the thresholds and the random draw (one per arrival, [`Draw`]), without the
-/// packets.
+/// zombie list, the thresholds and the random draw (one per arrival: its high half for the
+/// zombie list, its low half for the early drop), without the packets.
 #[derive(Clone, Debug)]
 pub struct SredDecider {
     zl: ZombieList,
