@@ -149,11 +149,10 @@ impl ZlRedDecider {
     }
 
     /// Updates the zombie list, T and the occurrence table for an arrival of `id` (with the
-    /// zombie half `u` of its draw); returns
-    /// whether it was a hit, and the arrival's occurrence F (after the update: one table
-    /// access serves both the update and eq. (4)). A miss changes no count; it reads F only
-    /// if `READ_F` (the caller knows from the queue length whether eq. (4) will need F), else
-    /// returns 0.
+    /// zombie half `u` of its draw); returns whether it was a hit, and the arrival's
+    /// occurrence F (after the update: one table access serves both the update and eq. (4)).
+    /// A miss changes no count; it reads F only if `READ_F` (the caller knows from the queue
+    /// length whether eq. (4) will need F), else returns 0.
     #[inline(always)]
     fn observe<const READ_F: bool>(&mut self, id: u64, u: u32) -> (bool, u64) {
         // `slot` < m = `slots.len()`: the zombie list holds at most m zombies.
