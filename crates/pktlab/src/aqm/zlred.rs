@@ -220,7 +220,7 @@ impl Decide for ZlRedDecider {
     #[inline(always)]
     fn decide<Q: QueueView + ?Sized>(&mut self, a: &Arrival, q: &Q) -> Verdict {
         let len = q.len();
-        let r = Draw(self.rng.next_u64());
+        let r = Draw::next(&mut self.rng);
         if self.steps.zero(len) {
             // p1 = 0 (the queue is below th_min, eq. 7; one integer compare): p3 = 0, so no
             // early drop, P_avg unchanged, and F is not needed. A branch that follows the
