@@ -52,15 +52,24 @@ def cpu_us(r):
 
 
 def named_losses(r):
-    p = r.get("pktlab")
-    if not p:
-        return {}
+    """The named counters, forwarder's and sink's, that hold frames the sink did not count."""
     out = {}
     for group, k in COUNTERS:
-        v = p.get(group, {}).get(k, 0)
+        v = r.get("pktlab", {}).get(group, {}).get(k, 0)
         if v:
-            out[f"{'live.' if group == 'live' else 'dropped.'}{k}"] = v
+            out[f"forward {group}.{k}"] = v
+    if r.get("backlog_drops"):
+        out["veth backlog"] = r["backlog_drops"]
+    if r.get("sink_kernel_drops"):
+        out["sink kernel_drops"] = r["sink_kernel_drops"]
     return out
+
+
+def unaccounted(r):
+    """Frames lost beyond what the named counters hold (None: the forwarder has none)."""
+    if r["dut"] == "testpmd":
+        return None
+    return r["sent"] - r["received"] - sum(named_losses(r).values())
 
 
 def write_csv(rows, run, path):
@@ -68,7 +77,7 @@ def write_csv(rows, run, path):
         w = csv.writer(f)
         w.writerow(["run", "table", "frame", "forwarder", "sent", "received", "loss",
                     "gen kpps (offered)", "forwarded kpps", "TTL at sink",
-                    "forwarder CPU s (µs/pkt)", "gen CPU s", "named drops", "load"])
+                    "forwarder CPU s (µs/pkt)", "gen CPU s", "named drops", "unaccounted", "load"])
         for r in rows:
             s, us = cpu_us(r)
             if r["dut"] == "kernel":
@@ -83,7 +92,7 @@ def write_csv(rows, run, path):
                         f"{100 * r['loss']:.1f} %", f"{r['gen_pps'] / 1e3:.1f}",
                         f"{r['fwd_pps'] / 1e3:.1f}", ttl, cpu,
                         f"{r.get('gen_cpu_seconds', float('nan')):.2f}", drops,
-                        f"{r['load']:.1f}"])
+                        "–" if unaccounted(r) is None else unaccounted(r), f"{r['load']:.1f}"])
 
 
 def rng(xs, fmt):
@@ -106,15 +115,18 @@ def main():
             sys.exit(f"ports_table: {path}: no runs")
         stem = os.path.splitext(os.path.basename(path))[0]
         run = stem.split("-")[-1].upper()
-        out = os.path.join(a.csv_dir or os.path.dirname(path) or ".", stem + ".csv")
+        d = a.csv_dir or os.path.dirname(path) or "."
+        os.makedirs(d, exist_ok=True)
+        out = os.path.join(d, stem + ".csv")
         write_csv(rows, run, out)
         for r in rows:
             by.setdefault(r["dut"], []).append(r)
             loads.append(r["load"])
     print(f"load average (1 min) over the runs: {min(loads):.2f}–{max(loads):.2f}\n")
     print("| forwarder | runs | frames sent per run | frames lost | where the loss is counted "
-          "| TTL at the sink | forwarded kpps (median) | forwarder CPU per packet (µs) |")
-    print("|---|---|---|---|---|---|---|---|")
+          "| lost, not in a counter | TTL at the sink | forwarded kpps (median) "
+          "| forwarder CPU per packet (µs) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for dut in [d for d in ORDER if d in by] + sorted(set(by) - set(ORDER)):
         rs = by[dut]
         lost = [r["sent"] - r["received"] for r in rs]
@@ -125,7 +137,9 @@ def main():
             lost_txt = ", ".join(f"{n} of {r['sent']:,}" for r, n in lost_runs)
         else:
             lost_txt = f"{len(lost_runs)} runs, {rng([100 * r['loss'] for r, _ in lost_runs], lambda x: f'{x:.1f} %')}"
-        where = sorted({f"{k} = {v}" for r, _ in lost_runs for k, v in named_losses(r).items()})
+        where = sorted({k for r, _ in lost_runs for k in named_losses(r)})
+        un = [unaccounted(r) for r in rs]
+        un_txt = "–" if None in un else f"{sum(max(u, 0) for u in un):,}"
         ttl = "/".join(sorted({t for r in rs for t in r["ttl"]}))
         us = [cpu_us(r)[1] for r in rs if cpu_us(r)[1] is not None]
         cpu = rng(us, lambda x: f"{x:.2f}") if us else (
@@ -133,7 +147,7 @@ def main():
         kpps = statistics.median(r["fwd_pps"] / 1e3 for r in rs)
         print(f"| {LABEL.get(dut, dut)} | {len(rs)} | "
               f"{rng([r['sent'] for r in rs], lambda x: f'{x:,}')} | {lost_txt} | "
-              f"{'; '.join(where) if where else '–'} | {ttl} | {kpps:.1f} | {cpu} |")
+              f"{', '.join(where) if where else '–'} | {un_txt} | {ttl} | {kpps:.1f} | {cpu} |")
 
 
 if __name__ == "__main__":
