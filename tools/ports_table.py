@@ -23,6 +23,9 @@ LABEL = {
     "pktlab-io": "pktlab `--stages io`",
     "testpmd": "DPDK testpmd (`net_af_packet`, mac forwarding, no LPM)",
 }
+# The fields of tools/ports-side-by-side.sh's run objects that the tables read.
+REQUIRED = ["dut", "size", "table", "sent", "received", "loss", "gen_pps", "fwd_pps", "ttl",
+            "load"]
 # pktlab's named counters that hold a packet the sink did not get.
 COUNTERS = [("live", "rx_ring_drops"), ("live", "rx_oversize"), ("live", "tx_ring_full"),
             ("live", "tx_rejected"), ("dropped", "parse"), ("dropped", "ttl"),
@@ -31,15 +34,25 @@ COUNTERS = [("live", "rx_ring_drops"), ("live", "rx_oversize"), ("live", "tx_rin
 
 def load(path):
     rows = []
-    with open(path) as f:
+    try:
+        f = open(path)
+    except OSError as e:
+        sys.exit(f"ports_table: {path}: cannot read ({e.strerror})")
+    with f:
         for n, line in enumerate(f, 1):
             line = line.strip()
             if not line:
                 continue
             try:
-                rows.append(json.loads(line))
+                r = json.loads(line)
             except json.JSONDecodeError as e:
                 sys.exit(f"ports_table: {path}:{n}: not JSON ({e.msg})")
+            if not isinstance(r, dict):
+                sys.exit(f"ports_table: {path}:{n}: not a run object")
+            missing = [k for k in REQUIRED if k not in r]
+            if missing:
+                sys.exit(f"ports_table: {path}:{n}: run without {', '.join(missing)}")
+            rows.append(r)
     return rows
 
 
@@ -88,11 +101,12 @@ def write_csv(rows, run, path):
                 cpu = f"{s:.2f} ({us:.1f})"
             ttl = "/".join(sorted(r["ttl"]))
             drops = " ".join(f"{k}={v}" for k, v in named_losses(r).items()) or "–"
+            un = unaccounted(r)
             w.writerow([run, r["table"], f"{r['size']} B", r["dut"], r["sent"], r["received"],
                         f"{100 * r['loss']:.1f} %", f"{r['gen_pps'] / 1e3:.1f}",
                         f"{r['fwd_pps'] / 1e3:.1f}", ttl, cpu,
                         f"{r.get('gen_cpu_seconds', float('nan')):.2f}", drops,
-                        "–" if unaccounted(r) is None else unaccounted(r), f"{r['load']:.1f}"])
+                        "–" if un is None else un, f"{r['load']:.1f}"])
 
 
 def rng(xs, fmt):
@@ -141,7 +155,7 @@ def main():
         un = [unaccounted(r) for r in rs]
         un_txt = "–" if None in un else f"{sum(max(u, 0) for u in un):,}"
         ttl = "/".join(sorted({t for r in rs for t in r["ttl"]}))
-        us = [cpu_us(r)[1] for r in rs if cpu_us(r)[1] is not None]
+        us = [u for u in (cpu_us(r)[1] for r in rs) if u is not None]
         cpu = rng(us, lambda x: f"{x:.2f}") if us else (
             "in the sender's softirq" if dut == "kernel" else "busy-polls a core")
         kpps = statistics.median(r["fwd_pps"] / 1e3 for r in rs)
