@@ -8,6 +8,7 @@
 
 pub mod duplex;
 pub mod fib;
+pub mod hpc_ways;
 pub mod nhcache;
 pub mod parse;
 pub mod queue;

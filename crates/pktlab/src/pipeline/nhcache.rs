@@ -12,6 +12,7 @@
 //! policy's set exactly: after an insertion, the slot whose key the policy no longer holds
 //! ([`Policy::contains`] is false) takes the new key. No allocation after construction.
 
+use super::hpc_ways::{Fill, HpcWays};
 use super::parse::Hdr;
 use super::PipelineError;
 use crate::flowcache::engine::fits_small;
@@ -27,6 +28,108 @@ const EMPTY: u32 = u32::MAX;
 
 /// A policy on the small (slice) layout of the cache engine: the data plane's sets are small.
 pub type SmallCache<R> = Cache<R, Small<<R as Rule>::Meta>>;
+
+/// The replacement side of a [`NextHopCache`]: which keys a set holds, told by way (the
+/// cache keeps the keys in its tag array, so a hit names the way it was found in). Every
+/// online [`Policy`] is one (it is asked by key), and so is [`HpcWays`] (HPC kept per way, in
+/// place).
+pub trait WayPolicy {
+    /// The policy's name.
+    fn name(&self) -> String;
+    /// Sets (a power of two).
+    fn sets(&self) -> usize;
+    /// Ways per set.
+    fn ways(&self) -> usize;
+    /// `key` was found in way `way` of set `set`: the policy's access for a hit.
+    fn hit(&mut self, set: usize, way: usize, key: u32);
+    /// `key`, absent from set `set` (whose tags are `tags`, [`EMPTY`] for an empty way),
+    /// enters it: the way it takes — the evicted key's, else an empty way — or `None` when
+    /// the policy declines it.
+    fn fill_way(&mut self, set: usize, key: u32, tags: &[u32]) -> Option<usize>;
+    /// Keys held.
+    fn len(&self) -> usize;
+    /// True when no key is held.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Whether the policy holds `key` in way `way` of set `set` (a consistency check).
+    fn holds(&self, set: usize, way: usize, key: u32) -> bool;
+}
+
+impl<P: Policy> WayPolicy for P {
+    fn name(&self) -> String {
+        Policy::name(self)
+    }
+    fn sets(&self) -> usize {
+        Policy::sets(self)
+    }
+    fn ways(&self) -> usize {
+        Policy::ways(self)
+    }
+    #[inline(always)]
+    fn hit(&mut self, set: usize, _way: usize, key: u32) {
+        let a = self.access(set, key as u64, 0);
+        debug_assert_ne!(a, Access::Miss, "tag without a policy entry");
+    }
+    #[inline]
+    fn fill_way(&mut self, set: usize, key: u32, tags: &[u32]) -> Option<usize> {
+        // The way whose key the policy no longer holds takes the new key: the victim's way
+        // when the policy names it, else the first way of a key it no longer holds, else an
+        // empty way.
+        match self.insert_evict(set, key as u64, 0) {
+            Evicted::Nothing => way_of(tags, EMPTY),
+            Evicted::Key(old) => way_of(tags, old as u32).or_else(|| way_of(tags, EMPTY)),
+            Evicted::Unknown => {
+                let held = |k: u32| self.contains(set, k as u64);
+                if !held(key) {
+                    return None; // the policy declined to cache it
+                }
+                tags.iter()
+                    .position(|&t| t != EMPTY && !held(t))
+                    .or_else(|| way_of(tags, EMPTY))
+            }
+        }
+    }
+    fn len(&self) -> usize {
+        Policy::len(self)
+    }
+    fn holds(&self, set: usize, _way: usize, key: u32) -> bool {
+        self.contains(set, key as u64)
+    }
+}
+
+impl WayPolicy for HpcWays {
+    fn name(&self) -> String {
+        HpcWays::name(self)
+    }
+    fn sets(&self) -> usize {
+        HpcWays::sets(self)
+    }
+    fn ways(&self) -> usize {
+        HpcWays::ways(self)
+    }
+    #[inline(always)]
+    fn hit(&mut self, set: usize, way: usize, _key: u32) {
+        HpcWays::hit(self, set, way)
+    }
+    #[inline]
+    fn fill_way(&mut self, set: usize, _key: u32, tags: &[u32]) -> Option<usize> {
+        match self.insert(set) {
+            Fill::Way(w) => Some(w),
+            Fill::Empty => {
+                let w = way_of(tags, EMPTY)?;
+                self.placed(set, w);
+                Some(w)
+            }
+        }
+    }
+    fn len(&self) -> usize {
+        HpcWays::len(self)
+    }
+    fn holds(&self, set: usize, way: usize, _key: u32) -> bool {
+        self.occupied(set, way)
+    }
+}
 
 /// What validates and carries a cached next hop (its key is in the tag array beside it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,7 +155,7 @@ const FREE: Val = Val {
 /// its set is data, so a branch per way would mispredict), asks the policy only about a key
 /// found there, and reads one value.
 #[derive(Debug)]
-pub struct NextHopCache<P: Policy> {
+pub struct NextHopCache<P: WayPolicy> {
     policy: P,
     ways: usize,
     set_shift: u32,
@@ -94,7 +197,7 @@ fn key_of(rss: u32) -> u32 {
     }
 }
 
-impl<P: Policy> NextHopCache<P> {
+impl<P: WayPolicy> NextHopCache<P> {
     /// A cache over `policy` (its sets must be a power of two).
     pub fn new(policy: P) -> Self {
         let (sets, ways) = (policy.sets(), policy.ways());
@@ -191,7 +294,7 @@ impl<P: Policy> NextHopCache<P> {
         let Some(j) = way_of(&self.tags[base..base + self.ways], key) else {
             return 0;
         };
-        self.hit(set, base + j, key, v6, dst)
+        self.hit(set, j, base + j, key, v6, dst)
     }
 
     /// [`NextHopCache::probe`] for sets of exactly `N` ways (`N` = `self.ways`): the set's
@@ -205,15 +308,15 @@ impl<P: Policy> NextHopCache<P> {
         if m == 0 {
             return 0;
         }
-        self.hit(set, set * N + m.trailing_zeros() as usize, key, v6, dst)
+        let way = m.trailing_zeros() as usize;
+        self.hit(set, way, set * N + way, key, v6, dst)
     }
 
     /// A key found in its set's tags at slot `at` (`set × ways + way`): the policy's access,
     /// then the value's validation; the next hop, or 0 when it does not validate.
     #[inline(always)]
-    fn hit(&mut self, set: usize, at: usize, key: u32, v6: bool, dst: u128) -> u32 {
-        let a = self.policy.access(set, key as u64, 0);
-        debug_assert_ne!(a, Access::Miss, "tag without a policy entry");
+    fn hit(&mut self, set: usize, way: usize, at: usize, key: u32, v6: bool, dst: u128) -> u32 {
+        self.policy.hit(set, way, key);
         let v = &self.vals[at];
         if v.dst == dst && v.v6 == v6 && v.epoch == self.epoch && v.nh != 0 {
             return v.nh;
@@ -239,24 +342,7 @@ impl<P: Policy> NextHopCache<P> {
             self.vals[base + j] = new;
             return;
         }
-        // The way whose key the policy no longer holds takes the new key: the victim's way
-        // when the policy names it, else the first way of a key it no longer holds, else an
-        // empty way.
-        let j = match self.policy.insert_evict(set, key as u64, 0) {
-            Evicted::Nothing => way_of(tags, EMPTY),
-            Evicted::Key(old) => way_of(tags, old as u32).or_else(|| way_of(tags, EMPTY)),
-            Evicted::Unknown => {
-                let p = &self.policy;
-                let held = |k: u32| p.contains(set, k as u64);
-                if !held(key) {
-                    return; // the policy declined to cache it
-                }
-                tags.iter()
-                    .position(|&t| t != EMPTY && !held(t))
-                    .or_else(|| way_of(tags, EMPTY))
-            }
-        };
-        if let Some(j) = j {
+        if let Some(j) = self.policy.fill_way(set, key, tags) {
             self.tags[base + j] = key;
             self.vals[base + j] = new;
         }
@@ -286,8 +372,10 @@ pub enum AnyCache {
     Lru(NextHopCache<SmallCache<Lru>>),
     /// Segmented LRU.
     Slru(NextHopCache<SmallCache<Slru>>),
-    /// HPC-n.
-    Hpc(NextHopCache<SmallCache<Hpc>>),
+    /// HPC-n on sets of up to eight ways, kept per way ([`HpcWays`]).
+    Hpc(NextHopCache<HpcWays>),
+    /// HPC-n on wider sets (the slice store; the same decisions).
+    HpcWide(NextHopCache<SmallCache<Hpc>>),
     /// Saturating priority.
     Spc(NextHopCache<SmallCache<Spc>>),
     /// Random replacement.
@@ -304,6 +392,7 @@ macro_rules! with_cache {
             $crate::pipeline::nhcache::AnyCache::Lru($x) => $e,
             $crate::pipeline::nhcache::AnyCache::Slru($x) => $e,
             $crate::pipeline::nhcache::AnyCache::Hpc($x) => $e,
+            $crate::pipeline::nhcache::AnyCache::HpcWide($x) => $e,
             $crate::pipeline::nhcache::AnyCache::Spc($x) => $e,
             $crate::pipeline::nhcache::AnyCache::Random($x) => $e,
             $crate::pipeline::nhcache::AnyCache::Fifo($x) => $e,
@@ -356,7 +445,10 @@ impl AnyCache {
                     .and_then(|k| k.parse().ok())
                     .filter(|&k| k > 0)
                     .ok_or_else(|| format!("unknown cache policy {name:?}"))?;
-                AnyCache::Hpc(small(Hpc::new(k), sets, w)?)
+                match HpcWays::new(k, sets, w) {
+                    Some(h) => AnyCache::Hpc(NextHopCache::new(h)),
+                    None => AnyCache::HpcWide(small(Hpc::new(k), sets, w)?),
+                }
             }
         })
     }
@@ -410,14 +502,14 @@ mod tests {
                         c.fill(f % 40, false, dst, truth);
                     }
                     for (set, tags) in c.tags.chunks(c.ways).enumerate() {
-                        for &t in tags {
-                            prop_assert!(t == EMPTY || c.policy.slot_of(set, t as u64).is_some());
+                        for (w, &t) in tags.iter().enumerate() {
+                            prop_assert!(t == EMPTY || c.policy.holds(set, w, t));
                         }
                     }
                     // … and the policy holds no other key (the lookup skips the policy when
                     // the tags miss).
                     let held = c.tags.iter().filter(|&&t| t != EMPTY).count();
-                    prop_assert_eq!(held, c.policy.len());
+                    prop_assert_eq!(held, WayPolicy::len(&c.policy));
                 }
             }};
         }
@@ -478,10 +570,43 @@ mod tests {
                 prop_assert_eq!(&named.vals, &blind.vals);
                 // The tags are exactly the policy's keys on the search path too.
                 let held = blind.tags.iter().filter(|&&t| t != EMPTY).count();
-                prop_assert_eq!(held, blind.policy.len());
+                prop_assert_eq!(held, WayPolicy::len(&blind.policy));
             }
             // Long runs evict (96 flows into ≤ 32 entries), so the named path was taken.
             prop_assert!(ops.len() < 500 || evicting > 0);
+        }
+    }
+
+    proptest! {
+        /// HPC kept per way ([`HpcWays`]) decides exactly as HPC on the slice store (the
+        /// paper-000 implementation): after every lookup and fill the two caches hold the same
+        /// tags and values in the same ways and return the same next hops, for 2–8 ways,
+        /// 1–5 hits to promote and skewed flows (hot flows reach the hit region, exchanges
+        /// and cold-start promotions both happen).
+        #[test]
+        fn hpc_per_way_decides_as_hpc_on_the_slice_store(
+            ops in proptest::collection::vec((0u32..1000, any::<bool>()), 1..4000),
+            n in 1u8..6,
+            ways in 2usize..9,
+            sets in proptest::sample::select(vec![1usize, 2, 4]),
+        ) {
+            let mut fast = NextHopCache::new(HpcWays::new(n, sets, ways).unwrap());
+            let mut slice = NextHopCache::new(Cache::<Hpc, Small<u8>>::new(Hpc::new(n), sets, ways));
+            for &(r, v6) in &ops {
+                // A few hot flows and many cold ones.
+                let f = if r % 3 == 0 { r % 5 } else { r % 64 };
+                let dst = f as u128 * 7;
+                let a = fast.lookup(f, v6, dst);
+                prop_assert_eq!(a, slice.lookup(f, v6, dst));
+                if a == 0 {
+                    fast.fill(f, v6, dst, 1 + f % 5);
+                    slice.fill(f, v6, dst, 1 + f % 5);
+                }
+                prop_assert_eq!(&fast.tags, &slice.tags);
+                prop_assert_eq!(&fast.vals, &slice.vals);
+                prop_assert_eq!(WayPolicy::len(&fast.policy), WayPolicy::len(&slice.policy));
+            }
+            prop_assert_eq!((fast.hits(), fast.misses()), (slice.hits(), slice.misses()));
         }
     }
 

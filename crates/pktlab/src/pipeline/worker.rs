@@ -8,11 +8,10 @@
 //! the concrete type. Every buffer and scratch array is allocated before the first batch.
 
 use super::fib::{rewrite_macs, AdjTable, Probes};
-use super::nhcache::{with_cache, AnyCache, NextHopCache};
+use super::nhcache::{with_cache, AnyCache, NextHopCache, WayPolicy};
 use super::parse::{forward_rewrite, parse_into, ttl_rewrite, Hdr, LinkKind, Verdict};
 use super::queue::{OutQueue, QPkt};
 use super::{Counters, Stages};
-use crate::flowcache::Policy;
 use crate::lpm::shared::LpmReader;
 use crate::lpm::Poptrie;
 use crate::mbuf::{Buf, Layout, Pool, PoolCache};
@@ -164,7 +163,7 @@ impl WorkerParts {
 /// Not inlined: one function per stage for profilers (`tools/forward_cost.py`).
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
-fn cache_lookup<P: Policy>(
+fn cache_lookup<P: WayPolicy>(
     c: &mut NextHopCache<P>,
     epoch: u32,
     ok: &[bool],
@@ -179,7 +178,7 @@ fn cache_lookup<P: Policy>(
 /// Fills the cache with the looked-up next hops of the misses.
 /// Not inlined: one function per stage for profilers (`tools/forward_cost.py`).
 #[inline(never)]
-fn cache_fill<P: Policy>(
+fn cache_fill<P: WayPolicy>(
     c: &mut NextHopCache<P>,
     idx: &[u32],
     hdr: &[Hdr],
