@@ -252,7 +252,11 @@ mod tests {
                     let m = in_range(x, lo, hi);
                     for w in 0..8 {
                         let v = byte(x, w);
-                        assert_eq!(m >> (8 * w + 7) & 1 == 1, (lo..hi).contains(&v), "{x:#x} {w}");
+                        assert_eq!(
+                            m >> (8 * w + 7) & 1 == 1,
+                            (lo..hi).contains(&v),
+                            "{x:#x} {w}"
+                        );
                     }
                 }
                 if a != b {
@@ -268,6 +272,9 @@ mod tests {
         assert!(HpcWays::new(4, 1, 1).is_none());
         assert!(HpcWays::new(4, 1, 9).is_none());
         let h = HpcWays::new(4, 2, 8).unwrap();
-        assert_eq!((h.sets(), h.ways(), h.len(), h.name()), (2, 8, 0, "hpc4".into()));
+        assert_eq!(
+            (h.sets(), h.ways(), h.len(), h.name()),
+            (2, 8, 0, "hpc4".into())
+        );
     }
 }
