@@ -12,7 +12,7 @@
 //!   ways at once (SWAR: increment the ranks below the moved one in the same region), with
 //!   no per-way branch and nothing moved.
 //!
-//! Empty ways hold the position byte [`EMPTY`], which no region range contains. Up to eight
+//! Empty ways hold the position byte 0x40, which no region range contains. Up to eight
 //! ways per set (the default HPC set); wider sets use the slice store.
 
 use std::fmt;

@@ -42,7 +42,7 @@ pub trait WayPolicy {
     fn ways(&self) -> usize;
     /// `key` was found in way `way` of set `set`: the policy's access for a hit.
     fn hit(&mut self, set: usize, way: usize, key: u32);
-    /// `key`, absent from set `set` (whose tags are `tags`, [`EMPTY`] for an empty way),
+    /// `key`, absent from set `set` (whose tags are `tags`, `u32::MAX` for an empty way),
     /// enters it: the way it takes — the evicted key's, else an empty way — or `None` when
     /// the policy declines it.
     fn fill_way(&mut self, set: usize, key: u32, tags: &[u32]) -> Option<usize>;
