@@ -15,6 +15,7 @@
 //! Empty ways hold the position byte 0x40, which no region range contains. Up to eight
 //! ways per set (the default HPC set); wider sets use the slice store.
 
+use super::nhcache::{way_of, WayPolicy, EMPTY as EMPTY_TAG};
 use std::fmt;
 
 /// Ways per set this representation holds (one position byte each in a `u64`).
@@ -47,7 +48,7 @@ fn in_range(x: u64, lo: u8, hi: u8) -> u64 {
 
 /// The way whose position byte is `v` (the caller knows exactly one is).
 #[inline(always)]
-fn way_of(x: u64, v: u8) -> usize {
+fn lane_of(x: u64, v: u8) -> usize {
     let t = x ^ splat(v);
     // Exact zero-byte test (no false lanes): a lane's top bit survives only where t's byte
     // is 0.
@@ -89,15 +90,6 @@ pub struct HpcWays {
     sets: Vec<Set>,
 }
 
-/// What a fill does with a set ([`HpcWays::insert`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fill {
-    /// The set had room: the key takes an empty way (the first, by the caller's tags).
-    Empty,
-    /// The key replaces the entry in this way (the normal region's LRU entry).
-    Way(usize),
-}
-
 impl HpcWays {
     /// HPC-`n` (`n ≥ 1`) over `sets` sets of `ways` ways; `None` unless `2 ≤ ways ≤ 8`.
     pub fn new(n: u8, sets: usize, ways: usize) -> Option<HpcWays> {
@@ -122,42 +114,9 @@ impl HpcWays {
         })
     }
 
-    /// The policy's name (`hpcN`, as [`crate::flowcache::Hpc`]'s).
-    pub fn name(&self) -> String {
-        format!("hpc{}", self.n)
-    }
-
-    /// Sets.
-    pub fn sets(&self) -> usize {
-        self.sets.len()
-    }
-
-    /// Ways per set.
-    pub fn ways(&self) -> usize {
-        self.ways
-    }
-
-    /// Entries held.
-    pub fn len(&self) -> usize {
-        self.sets
-            .iter()
-            .map(|s| (s.hit_len + s.normal_len) as usize)
-            .sum()
-    }
-
-    /// True when no entry is held.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Whether way `way` of set `set` holds an entry.
-    pub fn occupied(&self, set: usize, way: usize) -> bool {
-        byte(self.sets[set].pos, way) != EMPTY
-    }
-
     /// A hit on the entry in way `way` of set `set` (it must hold one): HPC's access.
     #[inline(always)]
-    pub fn hit(&mut self, set: usize, way: usize) {
+    fn access(&mut self, set: usize, way: usize) {
         let n = self.n;
         let s = &mut self.sets[set];
         let b = byte(s.pos, way);
@@ -194,35 +153,53 @@ impl HpcWays {
             s.normal_len -= 1;
         } else {
             let back = HIT + s.hit_len - 1;
-            let d = way_of(s.pos, back);
+            let d = lane_of(s.pos, back);
             s.pos = with_byte(with_byte(s.pos, d, 0), way, back);
             s.count = with_byte(s.count, d, 0);
         }
     }
+}
 
-    /// A missed key enters set `set`: at the normal region's back while the region has room
-    /// ([`Fill::Empty`]: the caller puts it in an empty way and calls [`HpcWays::placed`]),
-    /// else in place of the normal region's LRU entry ([`Fill::Way`], counter 0).
-    #[inline]
-    pub fn insert(&mut self, set: usize) -> Fill {
-        let s = &mut self.sets[set];
-        if s.normal_len < self.normal_ways {
-            return Fill::Empty;
-        }
-        let d = way_of(s.pos, s.normal_len - 1);
-        s.count = with_byte(s.count, d, 0);
-        Fill::Way(d)
+impl WayPolicy for HpcWays {
+    fn name(&self) -> String {
+        format!("hpc{}", self.n)
     }
-
-    /// After [`Fill::Empty`]: the new entry is in the empty way `way`, at the normal
-    /// region's back with counter 0.
+    fn sets(&self) -> usize {
+        self.sets.len()
+    }
+    fn ways(&self) -> usize {
+        self.ways
+    }
+    #[inline(always)]
+    fn hit(&mut self, set: usize, way: usize, _key: u32) {
+        self.access(set, way)
+    }
+    /// A missed key enters the set at the normal region's back, counter 0: in the first empty
+    /// way while the region has room, else in place of the region's LRU entry (its way).
     #[inline]
-    pub fn placed(&mut self, set: usize, way: usize) {
+    fn fill_way(&mut self, set: usize, _key: u32, tags: &[u32]) -> Option<usize> {
         let s = &mut self.sets[set];
-        debug_assert_eq!(byte(s.pos, way), EMPTY);
-        s.pos = with_byte(s.pos, way, s.normal_len);
-        s.count = with_byte(s.count, way, 0);
-        s.normal_len += 1;
+        let w = if s.normal_len < self.normal_ways {
+            // The set has room (the normal region is below its size), so an empty way exists.
+            let w = way_of(tags, EMPTY_TAG)?;
+            debug_assert_eq!(byte(s.pos, w), EMPTY);
+            s.pos = with_byte(s.pos, w, s.normal_len);
+            s.normal_len += 1;
+            w
+        } else {
+            lane_of(s.pos, s.normal_len - 1)
+        };
+        s.count = with_byte(s.count, w, 0);
+        Some(w)
+    }
+    fn len(&self) -> usize {
+        self.sets
+            .iter()
+            .map(|s| (s.hit_len + s.normal_len) as usize)
+            .sum()
+    }
+    fn holds(&self, set: usize, way: usize, _key: u32) -> bool {
+        byte(self.sets[set].pos, way) != EMPTY
     }
 }
 
@@ -232,7 +209,7 @@ impl fmt::Debug for HpcWays {
             .field("n", &self.n)
             .field("sets", &self.sets.len())
             .field("ways", &self.ways)
-            .field("len", &self.len())
+            .field("len", &WayPolicy::len(self))
             .finish()
     }
 }
@@ -260,8 +237,8 @@ mod tests {
                     }
                 }
                 if a != b {
-                    assert_eq!(way_of(x, a), if a == EMPTY { 0 } else { 3 });
-                    assert_eq!(way_of(x, b), if b == EMPTY { 0 } else { 6 });
+                    assert_eq!(lane_of(x, a), if a == EMPTY { 0 } else { 3 });
+                    assert_eq!(lane_of(x, b), if b == EMPTY { 0 } else { 6 });
                 }
             }
         }

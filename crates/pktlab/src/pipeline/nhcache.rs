@@ -1,7 +1,7 @@
 //! The data plane's flow cache (paper 000, Hit Priority Cache, used as the paper intends: a
 //! packet processing cache in front of the route lookup): a set-associative cache keyed by
 //! the flow's 32-bit RSS hash, whose value is the next hop, with the replacement decisions of
-//! any [`Policy`].
+//! a [`WayPolicy`]: any [`Policy`], asked by key, or [`HpcWays`] (HPC kept per way).
 //!
 //! The policy decides which keys a set holds; beside each held key this cache keeps the
 //! value and what validates it: the destination address (two flows whose hashes collide, or
@@ -9,10 +9,11 @@
 //! the destination only) and the routing-table epoch (a route update since the value was
 //! filled makes it stale). A policy hit whose value does not validate counts as a miss: the
 //! route is looked up again and the value refreshed in place. The value slots mirror the
-//! policy's set exactly: after an insertion, the slot whose key the policy no longer holds
-//! ([`Policy::contains`] is false) takes the new key. No allocation after construction.
+//! policy's set exactly: after an insertion, the way the policy names
+//! ([`WayPolicy::fill_way`]: the evicted key's, else an empty one) takes the new key. No
+//! allocation after construction.
 
-use super::hpc_ways::{Fill, HpcWays};
+use super::hpc_ways::HpcWays;
 use super::parse::Hdr;
 use super::PipelineError;
 use crate::flowcache::engine::fits_small;
@@ -24,7 +25,7 @@ use crate::flowcache::{
 const _: () = assert!(crate::flowcache::engine::SMALL_MAX <= 64);
 
 /// Marks an empty value slot.
-const EMPTY: u32 = u32::MAX;
+pub(super) const EMPTY: u32 = u32::MAX;
 
 /// A policy on the small (slice) layout of the cache engine: the data plane's sets are small.
 pub type SmallCache<R> = Cache<R, Small<<R as Rule>::Meta>>;
@@ -98,39 +99,6 @@ impl<P: Policy> WayPolicy for P {
     }
 }
 
-impl WayPolicy for HpcWays {
-    fn name(&self) -> String {
-        HpcWays::name(self)
-    }
-    fn sets(&self) -> usize {
-        HpcWays::sets(self)
-    }
-    fn ways(&self) -> usize {
-        HpcWays::ways(self)
-    }
-    #[inline(always)]
-    fn hit(&mut self, set: usize, way: usize, _key: u32) {
-        HpcWays::hit(self, set, way)
-    }
-    #[inline]
-    fn fill_way(&mut self, set: usize, _key: u32, tags: &[u32]) -> Option<usize> {
-        match self.insert(set) {
-            Fill::Way(w) => Some(w),
-            Fill::Empty => {
-                let w = way_of(tags, EMPTY)?;
-                self.placed(set, w);
-                Some(w)
-            }
-        }
-    }
-    fn len(&self) -> usize {
-        HpcWays::len(self)
-    }
-    fn holds(&self, set: usize, way: usize, _key: u32) -> bool {
-        self.occupied(set, way)
-    }
-}
-
 /// What validates and carries a cached next hop (its key is in the tag array beside it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Val {
@@ -166,10 +134,11 @@ pub struct NextHopCache<P: WayPolicy> {
     misses: u64,
 }
 
-/// The way of `key` among a set's `tags` (≤ 64 of them), if present: 4, 8 and 16 ways (the
+/// The way of `key` among a set's `tags` (≤ 64 of them), if present (`EMPTY`: the first empty
+/// way): 4, 8 and 16 ways (the
 /// paper's sets) as fixed-length arrays, any other count as a loop.
 #[inline(always)]
-fn way_of(tags: &[u32], key: u32) -> Option<usize> {
+pub(super) fn way_of(tags: &[u32], key: u32) -> Option<usize> {
     use crate::simd::eq_mask_u32;
     let m = if let Ok(t) = <&[u32; 8]>::try_from(tags) {
         eq_mask_u32(t, key) as u64
