@@ -6,7 +6,8 @@
 
 use super::pool::{Buf, Pool};
 use super::{
-    compact_reads, read_field, read_fields, write_record, Layout, RxMeta, DATA_ROOM, HEADROOM,
+    compact_reads, read_field, read_fields, write_record, write_records, Layout, RxMeta, DATA_ROOM,
+    HEADROOM,
 };
 use std::sync::Arc;
 
@@ -68,6 +69,19 @@ impl<const S: usize> Layout for CompactConst<S> {
         if let Some(b) = &mut self.block {
             let d = self.region.data_mut(b);
             write_record::<S>(&mut d[i * S..(i + 1) * S], rx);
+        }
+    }
+
+    #[inline(always)]
+    fn rx_init_batch(
+        &mut self,
+        _pool: &Pool,
+        bufs: &mut [Buf],
+        start: usize,
+        metas: impl Iterator<Item = RxMeta>,
+    ) {
+        if let Some(b) = &mut self.block {
+            write_records::<S>(self.region.data_mut(b), start, bufs.len(), metas);
         }
     }
 

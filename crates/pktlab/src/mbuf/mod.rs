@@ -81,6 +81,22 @@ pub trait Layout: Send + Sized + 'static {
     fn begin(&mut self, n: usize) -> bool;
     /// Initialises packet `i`'s metadata at receive time.
     fn rx_init(&mut self, pool: &Pool, buf: &mut Buf, i: usize, rx: &RxMeta);
+    /// Initialises the receive metadata of a burst: packet `start + k` is `bufs[k]`, with
+    /// metadata the `k`-th of `metas` (one per buffer). [`Layout::rx_init`] on each by
+    /// default; a compact layout finds its records once per burst and writes them in one
+    /// pass.
+    #[inline(always)]
+    fn rx_init_batch(
+        &mut self,
+        pool: &Pool,
+        bufs: &mut [Buf],
+        start: usize,
+        metas: impl Iterator<Item = RxMeta>,
+    ) {
+        for (k, (b, m)) in bufs.iter_mut().zip(metas).enumerate() {
+            self.rx_init(pool, b, start + k, &m);
+        }
+    }
     /// Packet `i`'s data length.
     fn data_len(&self, pool: &Pool, buf: &Buf, i: usize) -> u16;
     /// Packet `i`'s RSS hash.
@@ -218,6 +234,26 @@ pub(crate) fn write_record<const S: usize>(rec: &mut [u8], rx: &RxMeta) {
     }
 }
 
+/// Writes the `S`-byte records of a burst's packets `start..start + n` in a compact layout's
+/// record area `recs` (packet `i`'s at `i × S`), [`write_record`] for each of `metas`.
+#[inline(always)]
+pub(crate) fn write_records<const S: usize>(
+    recs: &mut [u8],
+    start: usize,
+    n: usize,
+    metas: impl Iterator<Item = RxMeta>,
+) {
+    if S == 0 {
+        return;
+    }
+    for (rec, m) in recs[start * S..(start + n) * S]
+        .chunks_exact_mut(S)
+        .zip(metas)
+    {
+        write_record::<S>(rec, &m);
+    }
+}
+
 /// Reads the field at `off` (`N` bytes) of a compact record of `S` bytes; 0 if the record
 /// has no room for it.
 #[inline(always)]
@@ -270,8 +306,17 @@ mod tests {
                 rss: 0x0101_0101 * i as u32 + round as u32,
                 ts_ns: (round << 40) + i as u64,
             };
-            for (i, b) in bufs.iter_mut().enumerate() {
-                l.rx_init(&pool, b, i, &rx(i));
+            if round % 2 == 0 {
+                for (i, b) in bufs.iter_mut().enumerate() {
+                    l.rx_init(&pool, b, i, &rx(i));
+                }
+            } else {
+                // Two bursts, the second from position 23: the batch writer's records must
+                // be the per-packet ones, at the burst's positions (every field depends on
+                // the round, so a record left from the last round fails below).
+                let (a, b) = bufs.split_at_mut(23);
+                l.rx_init_batch(&pool, a, 0, (0..23).map(rx));
+                l.rx_init_batch(&pool, b, 23, (23..64).map(rx));
             }
             for (i, b) in bufs.iter().enumerate() {
                 let s = L::META_BYTES;

@@ -229,17 +229,18 @@ impl RxPort for MemRx {
         }
         let shift = self.round * self.shift;
         let recs = &self.frames.recs[self.pos..self.pos + n];
-        for (i, (b, r)) in out[start..].iter_mut().zip(recs).enumerate() {
+        for (b, r) in out[start..].iter_mut().zip(recs) {
             let len = r.len as usize;
             pool.data_mut(b)[..len].copy_from_slice(&self.frames.data[r.off..r.off + len]);
-            let m = RxMeta {
-                len: r.len,
-                port: self.port,
-                rss: r.rss,
-                ts_ns: r.ts_ns + shift,
-            };
-            layout.rx_init(pool, b, start + i, &m);
         }
+        let port = self.port;
+        let metas = recs.iter().map(|r| RxMeta {
+            len: r.len,
+            port,
+            rss: r.rss,
+            ts_ns: r.ts_ns + shift,
+        });
+        layout.rx_init_batch(pool, &mut out[start..], start, metas);
         self.pos += n;
         n
     }
