@@ -6,8 +6,8 @@
 
 use super::pool::{Buf, Pool, PoolCache};
 use super::{
-    compact_reads, read_field, read_fields, write_record, write_records, Layout, RxMeta, DATA_ROOM,
-    HEADROOM,
+    compact_reads, compact_writes, read_field, read_fields, write_record, write_records, Layout,
+    RxMeta, DATA_ROOM, HEADROOM,
 };
 use std::sync::Arc;
 
@@ -38,6 +38,15 @@ impl<const S: usize> CompactAlloc<S> {
         match self.block.first() {
             Some(b) => self.blocks.data(b),
             None => &[],
+        }
+    }
+
+    /// The batch's records, to write (`None` without a block).
+    #[inline(always)]
+    fn recs_mut(&mut self) -> Option<&mut [u8]> {
+        match self.block.first_mut() {
+            Some(b) => Some(self.blocks.data_mut(b)),
+            None => None,
         }
     }
 }
@@ -71,26 +80,7 @@ impl<const S: usize> Layout for CompactAlloc<S> {
         n * S <= self.blocks.data_room() && self.cache.get_bulk(&self.blocks, 1, &mut self.block)
     }
 
-    #[inline(always)]
-    fn rx_init(&mut self, _pool: &Pool, _buf: &mut Buf, i: usize, rx: &RxMeta) {
-        if let Some(b) = self.block.first_mut() {
-            let d = self.blocks.data_mut(b);
-            write_record::<S>(&mut d[i * S..(i + 1) * S], rx);
-        }
-    }
-
-    #[inline(always)]
-    fn rx_init_batch(
-        &mut self,
-        _pool: &Pool,
-        bufs: &mut [Buf],
-        start: usize,
-        metas: impl Iterator<Item = RxMeta>,
-    ) {
-        if let Some(b) = self.block.first_mut() {
-            write_records::<S>(self.blocks.data_mut(b), start, bufs.len(), metas);
-        }
-    }
+    compact_writes!();
 
     compact_reads!();
 

@@ -6,8 +6,8 @@
 
 use super::pool::{Buf, Pool};
 use super::{
-    compact_reads, read_field, read_fields, write_record, write_records, Layout, RxMeta, DATA_ROOM,
-    HEADROOM,
+    compact_reads, compact_writes, read_field, read_fields, write_record, write_records, Layout,
+    RxMeta, DATA_ROOM, HEADROOM,
 };
 use std::sync::Arc;
 
@@ -33,6 +33,15 @@ impl<const S: usize> CompactConst<S> {
         match &self.block {
             Some(b) => self.region.data(b),
             None => &[],
+        }
+    }
+
+    /// The batch's records, to write (`None` without a block).
+    #[inline(always)]
+    fn recs_mut(&mut self) -> Option<&mut [u8]> {
+        match &mut self.block {
+            Some(b) => Some(self.region.data_mut(b)),
+            None => None,
         }
     }
 }
@@ -64,26 +73,7 @@ impl<const S: usize> Layout for CompactConst<S> {
         self.block.is_some() && n * S <= self.region.data_room()
     }
 
-    #[inline(always)]
-    fn rx_init(&mut self, _pool: &Pool, _buf: &mut Buf, i: usize, rx: &RxMeta) {
-        if let Some(b) = &mut self.block {
-            let d = self.region.data_mut(b);
-            write_record::<S>(&mut d[i * S..(i + 1) * S], rx);
-        }
-    }
-
-    #[inline(always)]
-    fn rx_init_batch(
-        &mut self,
-        _pool: &Pool,
-        bufs: &mut [Buf],
-        start: usize,
-        metas: impl Iterator<Item = RxMeta>,
-    ) {
-        if let Some(b) = &mut self.block {
-            write_records::<S>(self.region.data_mut(b), start, bufs.len(), metas);
-        }
-    }
+    compact_writes!();
 
     compact_reads!();
 

@@ -176,6 +176,34 @@ impl std::str::FromStr for MetaKind {
     }
 }
 
+/// The write accessors of a compact layout whose type has `fn recs_mut(&mut self) ->
+/// Option<&mut [u8]>` (the batch's records, packet `i`'s at `i × S`; `None` without a
+/// block, when nothing is written): one packet's record, or a burst's in one pass.
+macro_rules! compact_writes {
+    () => {
+        #[inline(always)]
+        fn rx_init(&mut self, _pool: &Pool, _buf: &mut Buf, i: usize, rx: &RxMeta) {
+            if let Some(d) = self.recs_mut() {
+                write_record::<S>(&mut d[i * S..(i + 1) * S], rx);
+            }
+        }
+
+        #[inline(always)]
+        fn rx_init_batch(
+            &mut self,
+            _pool: &Pool,
+            bufs: &mut [Buf],
+            start: usize,
+            metas: impl Iterator<Item = RxMeta>,
+        ) {
+            if let Some(d) = self.recs_mut() {
+                write_records::<S>(d, start, bufs.len(), metas);
+            }
+        }
+    };
+}
+pub(crate) use compact_writes;
+
 /// The read accessors of a compact layout whose type has `fn rec(&self, i) -> &[u8]`
 /// (packet `i`'s S-byte record) and `fn recs(&self) -> &[u8]` (the batch's records, packet
 /// `i`'s at `i × S`): length, RSS hash and timestamp at their record offsets, per packet and
