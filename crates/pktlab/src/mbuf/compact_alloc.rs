@@ -44,10 +44,7 @@ impl<const S: usize> CompactAlloc<S> {
     /// The batch's records, to write (`None` without a block).
     #[inline(always)]
     fn recs_mut(&mut self) -> Option<&mut [u8]> {
-        match self.block.first_mut() {
-            Some(b) => Some(self.blocks.data_mut(b)),
-            None => None,
-        }
+        self.block.first_mut().map(|b| self.blocks.data_mut(b))
     }
 }
 

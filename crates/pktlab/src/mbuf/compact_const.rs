@@ -39,10 +39,7 @@ impl<const S: usize> CompactConst<S> {
     /// The batch's records, to write (`None` without a block).
     #[inline(always)]
     fn recs_mut(&mut self) -> Option<&mut [u8]> {
-        match &mut self.block {
-            Some(b) => Some(self.region.data_mut(b)),
-            None => None,
-        }
+        self.block.as_mut().map(|b| self.region.data_mut(b))
     }
 }
 
