@@ -57,8 +57,12 @@ impl<P: AqmPacket> Fifo<P> {
         if self.len == self.ring.len() {
             self.grow(pkt);
         }
+        // The ring has more slots than packets now (`grow` at least doubles it, to at least
+        // `first` ≥ 1 slots), so it is not empty and `i` is below its length.
+        debug_assert!(self.ring.len() > self.len);
         let i = (self.head + self.len) & (self.ring.len() - 1);
-        let slot = &mut self.ring[i];
+        // SAFETY: `i & (r − 1) < r` for the ring's length `r ≥ 1` (above).
+        let slot = unsafe { self.ring.get_unchecked_mut(i) };
         *slot = pkt;
         slot
     }
@@ -185,7 +189,11 @@ impl<P: AqmPacket> Fifo<P> {
         if self.len == 0 {
             return None;
         }
-        let p = self.ring[self.head];
+        debug_assert!(self.head < self.ring.len());
+        // SAFETY: `head < ring.len()` whenever a packet is queued: the ring only grows, and
+        // `head` is set only here (wrapped below the ring's length) and by `grow` (0, with
+        // at least one slot).
+        let p = unsafe { *self.ring.get_unchecked(self.head) };
         self.head = (self.head + 1) & (self.ring.len() - 1);
         self.len -= 1;
         self.bytes -= p.bytes() as u64;

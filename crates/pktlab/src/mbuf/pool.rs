@@ -193,6 +193,12 @@ impl Pool {
         }
     }
 
+    /// This pool's id: the [`Buf::pool_id`] of its handles (unique per process, never 0).
+    #[inline(always)]
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+
     /// Elements in the pool.
     pub fn count(&self) -> u32 {
         self.count

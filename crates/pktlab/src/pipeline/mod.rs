@@ -6,6 +6,7 @@
 //! [`worker::Worker`] is one worker's loop; `pktlab_lab::forward` sets up the workers (RSS
 //! over the receive queues, one shared Poptrie updated while they run) and reports.
 
+mod compact;
 pub mod duplex;
 pub mod fib;
 pub mod hpc_ways;

@@ -13,6 +13,7 @@
 //! ([`WayPolicy::fill_way`]: the evicted key's, else an empty one) takes the new key. No
 //! allocation after construction.
 
+use super::compact::Compact;
 use super::hpc_ways::HpcWays;
 use super::parse::Hdr;
 use super::PipelineError;
@@ -213,18 +214,26 @@ impl<P: WayPolicy> NextHopCache<P> {
     }
 
     /// [`NextHopCache::lookup`] of every packet `i` with `ok[i]` (headers `hdr[i]`, hash
-    /// `rss[i]`): writes `nh[i]` and leaves the others; counts as `lookup` does, once per
-    /// batch.
+    /// `rss[i]`): writes `nh[i]` and leaves the others; writes the indices of the valid
+    /// packets that missed (`nh[i] == 0`), in order, to the front of `miss` and returns how
+    /// many; counts as `lookup` does, once per batch. Panics if `miss` is shorter than `ok`.
     ///
     /// The set size is matched once per batch: 4, 8 and 16 ways (the paper's sets) run a loop
     /// whose tag compare has a compile-time width, any other count the general probe.
     #[inline]
-    pub fn lookup_batch(&mut self, ok: &[bool], hdr: &[Hdr], rss: &[u32], nh: &mut [u32]) {
+    pub fn lookup_batch(
+        &mut self,
+        ok: &[bool],
+        hdr: &[Hdr],
+        rss: &[u32],
+        nh: &mut [u32],
+        miss: &mut [u32],
+    ) -> usize {
         match self.ways {
-            4 => self.lookup_batch_with(ok, hdr, rss, nh, Self::probe_n::<4>),
-            8 => self.lookup_batch_with(ok, hdr, rss, nh, Self::probe_n::<8>),
-            16 => self.lookup_batch_with(ok, hdr, rss, nh, Self::probe_n::<16>),
-            _ => self.lookup_batch_with(ok, hdr, rss, nh, Self::probe),
+            4 => self.lookup_batch_with(ok, hdr, rss, nh, miss, Self::probe_n::<4>),
+            8 => self.lookup_batch_with(ok, hdr, rss, nh, miss, Self::probe_n::<8>),
+            16 => self.lookup_batch_with(ok, hdr, rss, nh, miss, Self::probe_n::<16>),
+            _ => self.lookup_batch_with(ok, hdr, rss, nh, miss, Self::probe),
         }
     }
 
@@ -236,19 +245,28 @@ impl<P: WayPolicy> NextHopCache<P> {
         hdr: &[Hdr],
         rss: &[u32],
         nh: &mut [u32],
+        miss: &mut [u32],
         probe: impl Fn(&mut Self, u32, bool, u128) -> u32,
-    ) {
-        let (mut looked, mut hits) = (0u64, 0u64);
-        for (((&ok, h), &r), out) in ok.iter().zip(hdr).zip(rss).zip(nh.iter_mut()) {
+    ) -> usize {
+        assert!(miss.len() >= ok.len(), "miss list shorter than the batch");
+        // The miss list is written without a branch on hit or miss (data: see
+        // `super::compact`), in the loop that has the verdict in a register.
+        let mut m = Compact::new(&mut miss[..ok.len()]);
+        let mut looked = 0u64;
+        let packets = ok.iter().zip(hdr).zip(rss).zip(nh.iter_mut()).enumerate();
+        for (i, (((&ok, h), &r), out)) in packets {
             if ok {
                 let v = probe(self, r, h.v6, h.dst);
                 *out = v;
                 looked += 1;
-                hits += (v != 0) as u64;
+                // SAFETY: at most one call per packet of `ok`, the list's length.
+                unsafe { m.put(i as u32, v == 0) };
             }
         }
-        self.hits += hits;
-        self.misses += looked - hits;
+        let misses = m.len();
+        self.hits += looked - misses as u64;
+        self.misses += misses as u64;
+        misses
     }
 
     /// The validated next hop of a packet, 0 on a miss (uncounted).
@@ -600,7 +618,8 @@ mod tests {
                     .map(|&(f, _, v6)| Hdr { l3: 14, v6, dst: f as u128 * 3, src_dst: 0 })
                     .collect();
                 let mut got = vec![u32::MAX; batch.len()];
-                with_cache!(&mut a, x => x.lookup_batch(&ok, &hdr, &rss, &mut got));
+                let mut miss = vec![u32::MAX; batch.len()];
+                let k = with_cache!(&mut a, x => x.lookup_batch(&ok, &hdr, &rss, &mut got, &mut miss));
                 let want: Vec<u32> = (0..batch.len())
                     .map(|i| match ok[i] {
                         true => with_cache!(&mut b, x => x.lookup(rss[i], hdr[i].v6, hdr[i].dst)),
@@ -608,6 +627,10 @@ mod tests {
                     })
                     .collect();
                 prop_assert_eq!(&got, &want);
+                let want_miss: Vec<u32> = (0..batch.len() as u32)
+                    .filter(|&i| ok[i as usize] && got[i as usize] == 0)
+                    .collect();
+                prop_assert_eq!(&miss[..k], &want_miss[..]);
                 for i in (0..batch.len()).filter(|&i| ok[i] && got[i] == 0) {
                     let nh = 1 + batch[i].0 % 7;
                     with_cache!(&mut a, x => x.fill(rss[i], hdr[i].v6, hdr[i].dst, nh));

@@ -99,6 +99,26 @@ impl Link {
         r
     }
 
+    /// [`Link::park`] of many buffers given up already: `raws` are raw indices of handles of
+    /// the pool with id `pool_id` ([`crate::mbuf::Pool::id`]); the pool is checked once, each
+    /// index as `park` checks it. The queue entries then carry the indices themselves.
+    ///
+    /// # Safety
+    /// Each index comes from [`Buf::into_raw`] of a handle of that pool, and no `Buf` of it
+    /// exists or is rebuilt afterwards except by [`Link::unpark`].
+    #[inline(always)]
+    pub unsafe fn park_raw(&mut self, pool_id: u32, raws: &[u32]) {
+        if self.pool != pool_id {
+            assert!(self.pool == 0, "buffers of two pools parked in one link");
+            self.pool = pool_id;
+        }
+        for &r in raws {
+            let (w, m) = (r as usize / 64, 1u64 << (r % 64));
+            assert!(self.owned[w] & m == 0, "buffer {r} queued twice");
+            self.owned[w] |= m;
+        }
+    }
+
     /// Takes a buffer back from the queue.
     #[inline(always)]
     pub fn unpark(&mut self, raw: u32) -> Buf {
@@ -112,7 +132,8 @@ impl Link {
     }
 
     /// Offers every packet of `pkts` in order: first sends what the link can send by the
-    /// packet's arrival, then enqueues it. Departures go to `out`, dropped buffers to `freed`.
+    /// packet's arrival, then enqueues it. Departures go to `out`, dropped buffers to `freed`
+    /// (collected in `drops` meanwhile).
     /// Not inlined: the queue stage (link model + discipline) as one function for profilers.
     #[inline(never)]
     pub fn offer_all<Q: Aqm<QPkt>>(
@@ -137,8 +158,9 @@ impl Link {
                 self.free_at = p.ts; // idle link
             }
             q.enqueue(p, p.ts, drops);
-            self.take_drops(drops, freed);
         }
+        // The dropped buffers, once for the whole call (in the order they were dropped).
+        self.take_drops(drops, freed);
     }
 
     /// Sends everything still queued (end of the run).

@@ -7,6 +7,7 @@
 //! AQM discipline are enums matched once per batch, each stage's per-packet loop running on
 //! the concrete type. Every buffer and scratch array is allocated before the first batch.
 
+use super::compact::Compact;
 use super::fib::{rewrite_macs, AdjTable, Probes};
 use super::nhcache::{with_cache, AnyCache, NextHopCache, WayPolicy};
 use super::parse::{forward_rewrite, parse_into, ttl_rewrite, Hdr, LinkKind, Verdict};
@@ -159,9 +160,9 @@ impl WorkerParts {
     }
 }
 
-/// Flow-cache lookups of the batch's valid packets; misses go to the LPM lists.
+/// Flow-cache lookups of the batch's valid packets; the misses' indices go to the front of
+/// `miss` (their count returned) for the LPM.
 /// Not inlined: one function per stage for profilers (`tools/forward_cost.py`).
-#[allow(clippy::too_many_arguments)]
 #[inline(never)]
 fn cache_lookup<P: WayPolicy>(
     c: &mut NextHopCache<P>,
@@ -170,9 +171,10 @@ fn cache_lookup<P: WayPolicy>(
     hdr: &[Hdr],
     rss: &[u32],
     nh: &mut [u32],
-) {
+    miss: &mut [u32],
+) -> usize {
     c.set_epoch(epoch);
-    c.lookup_batch(ok, hdr, rss, nh);
+    c.lookup_batch(ok, hdr, rss, nh, miss)
 }
 
 /// Fills the cache with the looked-up next hops of the misses.
@@ -385,8 +387,9 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
 
     /// Stage 1: parses the batch's headers into `hdr` / `ok` (drops counted by cause).
     /// Not inlined, so that profilers see the stage as one function (`tools/forward_cost.py`).
+    /// Returns how many packets are valid (`ok`).
     #[inline(never)]
-    fn parse_batch(&mut self) {
+    fn parse_batch(&mut self) -> usize {
         let n = self.bufs.len();
         let (pool, layout, link) = (&*self.pool, &self.layout, self.link);
         layout.data_len_batch(pool, &self.bufs, &mut self.lens[..n]);
@@ -414,17 +417,19 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
         c.malformed += malformed;
         c.checksum += checksum;
         c.ttl += ttl;
+        n - (non_ip + malformed + checksum + ttl) as usize
     }
 
     #[inline]
     fn l3_batch(&mut self, n: usize) {
         // 1. Parse.
-        self.parse_batch();
+        let valid = self.parse_batch();
         let c = &mut self.counters;
         // 2. Flow cache (full only).
         let tables = self.tables.as_ref().expect("l3 stages have tables");
         let epoch = tables.epoch.load(Ordering::Acquire) as u32;
-        if let Some(fc) = &mut self.fcache {
+        let miss = &mut self.miss[..n];
+        let k = if let Some(fc) = &mut self.fcache {
             self.layout
                 .rss_batch(&self.pool, &self.bufs, &mut self.rss[..n]);
             let (ok, hdr, rss, nh) = (
@@ -433,39 +438,42 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
                 &self.rss[..n],
                 &mut self.nh[..n],
             );
-            with_cache!(fc, x => cache_lookup(x, epoch, ok, hdr, rss, nh));
+            // The misses are collected in the lookup's loop (branch-free, `Compact`).
+            with_cache!(fc, x => cache_lookup(x, epoch, ok, hdr, rss, nh, miss))
         } else {
             // No cache: every valid packet is a miss. (A packet's `nh` is read only if it is
             // valid; the lookup writes those of the valid packets.)
             self.nh[..n].fill(0);
-        }
-        // 3. The misses, looked up together per family.
-        // Branch-free collection: every index is written at the end of the list, which grows
-        // only for a miss (a hit or a miss is data: a branch on it mispredicts about once in
-        // two packets); then one predictable branch per miss on its family.
-        let miss = &mut self.miss[..n];
-        let mut k = 0;
-        for (i, (&ok, &nh)) in self.ok[..n].iter().zip(&self.nh[..n]).enumerate() {
-            miss[k] = i as u32;
-            k += (ok & (nh == 0)) as usize;
-        }
-        let (mut k4, mut k6) = (0, 0);
+            let mut k = Compact::new(&mut *miss);
+            for (i, &ok) in self.ok[..n].iter().enumerate() {
+                // SAFETY: one call per packet of `ok[..n]`, and the list has room for n.
+                unsafe { k.put(i as u32, ok) };
+            }
+            k.len()
+        };
+        // 3. The misses, looked up together per family: one predictable branch per miss on
+        // its family.
+        let (k4, k6);
         {
             let hdr = &self.hdr[..n];
             let (m4, a4) = (&mut self.m4[..n], &mut self.a4[..n]);
             let (m6, a6) = (&mut self.m6[..n], &mut self.a6[..n]);
+            let (mut m4, mut a4) = (Compact::new(m4), Compact::new(a4));
+            let (mut m6, mut a6) = (Compact::new(m6), Compact::new(a6));
             for &i in &miss[..k] {
                 let h = &hdr[i as usize];
-                if h.v6 {
-                    m6[k6] = i;
-                    a6[k6] = h.dst;
-                    k6 += 1;
-                } else {
-                    m4[k4] = i;
-                    a4[k4] = h.dst as u32;
-                    k4 += 1;
+                // SAFETY: at most one call per list and miss, k ≤ n misses, room for n each.
+                unsafe {
+                    if h.v6 {
+                        m6.put(i, true);
+                        a6.put(h.dst, true);
+                    } else {
+                        m4.put(i, true);
+                        a4.put(h.dst as u32, true);
+                    }
                 }
             }
+            (k4, k6) = (m4.len(), m6.len());
         }
         let (m4, m6) = (&self.m4[..k4], &self.m6[..k6]);
         let nh = &mut self.nh[..n];
@@ -497,35 +505,36 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
         // Split the batch without a branch per packet (whether a destination has a route is
         // data): each handle's raw index is written at the end of both lists, and only the
         // list it belongs to grows.
-        let (mut kf, mut kd, mut no_route) = (0, 0, 0);
-        let (fwd_raw, fwd_idx, drop_raw) = (
-            &mut self.fwd_raw[..n],
-            &mut self.fwd_idx[..n],
-            &mut self.drop_raw[..n],
+        let (mut fwd_raw, mut fwd_idx, mut drop_raw) = (
+            Compact::new(&mut self.fwd_raw[..n]),
+            Compact::new(&mut self.fwd_idx[..n]),
+            Compact::new(&mut self.drop_raw[..n]),
         );
         let verdicts = self.ok[..n].iter().zip(&self.nh[..n]);
         for (i, (b, (&ok, &nh))) in self.bufs.iter().zip(verdicts).enumerate() {
-            no_route += (ok & (nh == 0)) as u64;
             let fwd = ok & (nh != 0);
             let r = b.index();
-            fwd_raw[kf] = r;
-            fwd_idx[kf] = i as u32;
-            drop_raw[kd] = r;
-            kf += fwd as usize;
-            kd += !fwd as usize;
+            // SAFETY: one call per list and packet of `ok[..n]`; each list has room for n.
+            unsafe {
+                fwd_raw.put(r, fwd);
+                fwd_idx.put(i as u32, fwd);
+                drop_raw.put(r, !fwd);
+            }
         }
-        c.no_route += no_route;
+        let (kf, kd) = (fwd_raw.len(), drop_raw.len());
+        // A valid packet is forwarded or has no route (`fwd` above).
+        c.no_route += (valid - kf) as u64;
         // The handles are given up for their raw indices (`Buf` has no drop glue: clearing
         // does what `into_raw` does).
         const _: () = assert!(!std::mem::needs_drop::<Buf>());
         self.bufs.clear();
-        let pool = &*self.pool;
+        let (pool, pid) = (&*self.pool, self.pool.id());
         self.free.extend(self.drop_raw[..kd].iter().map(|&r| {
-            // SAFETY: every raw index taken above is of a handle of `self.pool` (asserted),
-            // the handles themselves are gone (`bufs` cleared), and each index is in exactly
-            // one of the two live prefixes (`drop_raw[..kd]`, `fwd_raw[..kf]`), so each is
-            // rebuilt exactly once.
-            unsafe { Buf::from_raw(pool, r) }
+            // SAFETY: every raw index taken above is of a handle of `self.pool` (asserted:
+            // so `r` and `pid` come from one handle), the handles themselves are gone (`bufs`
+            // cleared), and each index is in exactly one of the two live prefixes
+            // (`drop_raw[..kd]`, `fwd_raw[..kf]`), so each is rebuilt exactly once.
+            unsafe { Buf::from_raw_id(pid, r) }
         }));
         // Packets `fwd_*[..general]` take the general loop below (router, or no queue).
         let mut general = kf;
@@ -540,15 +549,18 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
                 &self.rss[..n],
                 &self.ts[..n],
             );
+            // SAFETY: as above: each index is a given-up handle of this pool, and the queue
+            // takes it over (the rewrite below borrows it back for the data only).
+            unsafe { ql.park_raw(pid, &self.fwd_raw[..kf]) };
             let fwd = self.fwd_raw[..kf].iter().zip(&self.fwd_idx[..kf]);
             self.qin.extend(fwd.map(|(&r, &i)| {
                 let i = i as usize;
-                // SAFETY: as above.
-                let mut b = unsafe { Buf::from_raw(pool, r) };
+                // SAFETY: as above; the handle is given up again before the next one.
+                let mut b = unsafe { Buf::from_raw_id(pid, r) };
                 let (len, h) = (lens[i], &hdr[i]);
                 forward_rewrite(link, &mut pool.data_mut(&mut b)[..len as usize], h, nhs[i]);
                 QPkt {
-                    buf: ql.park(b),
+                    buf: b.into_raw(),
                     len,
                     flow: rss[i],
                     pair: h.src_dst,
@@ -561,7 +573,7 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
         for j in 0..general {
             let i = self.fwd_idx[j] as usize;
             // SAFETY: as above.
-            let mut b = unsafe { Buf::from_raw(&self.pool, self.fwd_raw[j]) };
+            let mut b = unsafe { Buf::from_raw_id(pid, self.fwd_raw[j]) };
             let nh = self.nh[i];
             let len = self.lens[i] as usize;
             let h = &self.hdr[i];
