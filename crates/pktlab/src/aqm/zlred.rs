@@ -160,12 +160,13 @@ impl ZlRedDecider {
             ZombieEvent::Added { slot } => {
                 self.total += 1;
                 let (f, at) = self.table.add_slot(id, 1);
-                self.slots[slot] = at;
+                *self.slot_of(slot) = at;
                 (false, f)
             }
             ZombieEvent::Hit { slot } => {
                 self.total += 1;
-                (true, self.table.add_at(self.slots[slot], id, 1))
+                let at = *self.slot_of(slot);
+                (true, self.table.add_at(at, id, 1))
             }
             ZombieEvent::Swapped {
                 slot,
@@ -173,13 +174,23 @@ impl ZlRedDecider {
                 old_count,
             } => {
                 self.total -= old_count;
-                self.table.sub_at(self.slots[slot], old_id, old_count + 1);
+                let old_at = *self.slot_of(slot);
+                self.table.sub_at(old_at, old_id, old_count + 1);
                 let (f, at) = self.table.add_slot(id, 1);
-                self.slots[slot] = at;
+                *self.slot_of(slot) = at;
                 (false, f)
             }
             ZombieEvent::Miss => (false, if READ_F { self.table.get(id) } else { 0 }),
         }
+    }
+
+    /// The table slot of the zombie at index `z` of the list.
+    #[inline(always)]
+    fn slot_of(&mut self, z: usize) -> &mut Slot {
+        debug_assert!(z < self.slots.len());
+        // SAFETY: `z` is an index the zombie list gave for an arrival, so below its length,
+        // which is at most m = `slots.len()` (both sized from `params.sred.m` in `new`).
+        unsafe { self.slots.get_unchecked_mut(z) }
     }
 
     /// Eqs. (4)–(6) for an arrival whose flow has occurrence `f`, with SRED probability

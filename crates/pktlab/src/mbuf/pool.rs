@@ -290,6 +290,37 @@ impl Pool {
         unsafe { std::slice::from_raw_parts_mut(e.add(self.data_off), self.data_room) }
     }
 
+    /// [`Pool::data`] without the pool check, for a caller that checked a whole batch at
+    /// once ([`Pool::owns_all`]).
+    ///
+    /// # Safety
+    /// `b` is a handle of this pool.
+    #[inline(always)]
+    pub unsafe fn data_unchecked<'a>(&'a self, b: &'a Buf) -> &'a [u8] {
+        debug_assert!(b.pool == self.id && b.idx < self.count);
+        // SAFETY: `b` is of this pool (contract), so `b.idx < count` (the handle invariant)
+        // and the bytes are those `data` returns, borrowed as there.
+        unsafe {
+            let e = self.base.add(b.idx as usize * self.stride);
+            std::slice::from_raw_parts(e.add(self.data_off), self.data_room)
+        }
+    }
+
+    /// [`Pool::data_mut`] without the pool check (see [`Pool::data_unchecked`]).
+    ///
+    /// # Safety
+    /// `b` is a handle of this pool.
+    #[inline(always)]
+    pub unsafe fn data_mut_unchecked<'a>(&'a self, b: &'a mut Buf) -> &'a mut [u8] {
+        debug_assert!(b.pool == self.id && b.idx < self.count);
+        // SAFETY: as in `data_unchecked`; `&mut Buf` is exclusive ownership of the element,
+        // as in `data_mut`.
+        unsafe {
+            let e = self.base.add(b.idx as usize * self.stride);
+            std::slice::from_raw_parts_mut(e.add(self.data_off), self.data_room)
+        }
+    }
+
     /// The `T` stored `off` bytes into element `b` (its header area), writable.
     ///
     /// Panics if `b` belongs to another pool, `T` does not fit before the data room or `off`
@@ -490,8 +521,11 @@ impl PoolCache {
         self.objs.is_empty()
     }
 
-    /// Appends exactly `n` free elements to `out` (top of the stack first), refilling from
-    /// the common list as needed; false (and nothing taken) if the pool cannot supply them.
+    /// Appends exactly `n` free elements of `pool` to `out` (top of the stack first),
+    /// refilling from the common list as needed; false (and nothing taken) if the pool cannot
+    /// supply them. Every handle appended is of `pool` (the cache holds only elements of the
+    /// pool it is bound to, and takes from `pool` only): callers may rely on it for
+    /// [`Pool::data_mut_unchecked`].
     #[inline]
     pub fn get_bulk(&mut self, pool: &Pool, n: usize, out: &mut Vec<Buf>) -> bool {
         self.bind(pool);
@@ -564,6 +598,23 @@ mod tests {
         assert!(!p.take(1, &mut v));
         p.give(v);
         assert_eq!(p.common_len(), 8);
+    }
+
+    #[test]
+    fn unchecked_data_is_the_checked_data() {
+        let p = Pool::new(4, 64, 256, true);
+        let mut v = Vec::new();
+        assert!(p.take(4, &mut v));
+        for (i, b) in v.iter_mut().enumerate() {
+            p.data_mut(b)[..2].copy_from_slice(&[i as u8, 7]);
+            // SAFETY: `b` is a handle of `p` (taken from it).
+            let (u, c) = unsafe { (p.data_unchecked(b).as_ptr(), p.data(b).as_ptr()) };
+            assert_eq!(u, c);
+            // SAFETY: as above.
+            let d = unsafe { p.data_mut_unchecked(b) };
+            assert_eq!((&d[..2], d.len()), (&[i as u8, 7][..], 256));
+        }
+        p.give(v);
     }
 
     /// Runs `f` and tells whether it panicked.

@@ -109,6 +109,18 @@ struct Val {
     dst: u128,
 }
 
+impl Val {
+    /// The next hop, if this value is for `dst` of family `v6` and filled under `epoch`;
+    /// else 0 (also for a free slot, whose `nh` is 0).
+    #[inline(always)]
+    fn validated(&self, v6: bool, dst: u128, epoch: u32) -> u32 {
+        if self.dst == dst && self.v6 == v6 && self.epoch == epoch && self.nh != 0 {
+            return self.nh;
+        }
+        0
+    }
+}
+
 const FREE: Val = Val {
     nh: 0,
     epoch: 0,
@@ -230,9 +242,16 @@ impl<P: WayPolicy> NextHopCache<P> {
         miss: &mut [u32],
     ) -> usize {
         match self.ways {
-            4 => self.lookup_batch_with(ok, hdr, rss, nh, miss, Self::probe_n::<4>),
-            8 => self.lookup_batch_with(ok, hdr, rss, nh, miss, Self::probe_n::<8>),
-            16 => self.lookup_batch_with(ok, hdr, rss, nh, miss, Self::probe_n::<16>),
+            // SAFETY (the three `probe_n` calls): each runs for its `ways` only.
+            4 => self.lookup_batch_with(ok, hdr, rss, nh, miss, |c, r, v6, d| unsafe {
+                c.probe_n::<4>(r, v6, d)
+            }),
+            8 => self.lookup_batch_with(ok, hdr, rss, nh, miss, |c, r, v6, d| unsafe {
+                c.probe_n::<8>(r, v6, d)
+            }),
+            16 => self.lookup_batch_with(ok, hdr, rss, nh, miss, |c, r, v6, d| unsafe {
+                c.probe_n::<16>(r, v6, d)
+            }),
             _ => self.lookup_batch_with(ok, hdr, rss, nh, miss, Self::probe),
         }
     }
@@ -284,19 +303,31 @@ impl<P: WayPolicy> NextHopCache<P> {
         self.hit(set, j, base + j, key, v6, dst)
     }
 
-    /// [`NextHopCache::probe`] for sets of exactly `N` ways (`N` = `self.ways`): the set's
-    /// tags as one `[u32; N]`, compared at once.
+    /// [`NextHopCache::probe`] for sets of exactly `N` ways: the set's tags as one
+    /// `[u32; N]`, compared at once, and the set's tags and value read without index checks.
+    ///
+    /// # Safety
+    /// `N == self.ways`.
     #[inline(always)]
-    fn probe_n<const N: usize>(&mut self, rss: u32, v6: bool, dst: u128) -> u32 {
+    unsafe fn probe_n<const N: usize>(&mut self, rss: u32, v6: bool, dst: u128) -> u32 {
         debug_assert_eq!(self.ways, N);
         let key = key_of(rss);
         let set = self.set_of(key);
-        let m = crate::simd::eq_mask_u32(&self.tags.as_chunks::<N>().0[set], key);
+        // `set < sets` (`set_of`: the top log2(sets) bits of a 32-bit product), and `tags`
+        // and `vals` hold `sets × ways` = `sets × N` entries (`new`; N = ways by contract).
+        let sets = self.tags.as_chunks::<N>().0;
+        debug_assert!(set < sets.len() && self.vals.len() == sets.len() * N);
+        // SAFETY: `set < sets.len()` (above).
+        let m = crate::simd::eq_mask_u32(unsafe { sets.get_unchecked(set) }, key);
         if m == 0 {
             return 0;
         }
+        // `way < N`: the lowest set lane of an N-lane mask.
         let way = m.trailing_zeros() as usize;
-        self.hit(set, way, set * N + way, key, v6, dst)
+        self.policy.hit(set, way, key);
+        // SAFETY: `set × N + way < sets × N = vals.len()` (above).
+        let v = unsafe { self.vals.get_unchecked(set * N + way) };
+        v.validated(v6, dst, self.epoch)
     }
 
     /// A key found in its set's tags at slot `at` (`set × ways + way`): the policy's access,
@@ -304,11 +335,7 @@ impl<P: WayPolicy> NextHopCache<P> {
     #[inline(always)]
     fn hit(&mut self, set: usize, way: usize, at: usize, key: u32, v6: bool, dst: u128) -> u32 {
         self.policy.hit(set, way, key);
-        let v = &self.vals[at];
-        if v.dst == dst && v.v6 == v6 && v.epoch == self.epoch && v.nh != 0 {
-            return v.nh;
-        }
-        0
+        self.vals[at].validated(v6, dst, self.epoch)
     }
 
     /// Stores the looked-up next hop `nh` (non-zero) of a packet that missed.

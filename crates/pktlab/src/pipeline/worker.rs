@@ -387,18 +387,27 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
 
     /// Stage 1: parses the batch's headers into `hdr` / `ok` (drops counted by cause).
     /// Not inlined, so that profilers see the stage as one function (`tools/forward_cost.py`).
-    /// Returns how many packets are valid (`ok`).
+    /// Returns how many packets are valid (`ok`). Panics if the receive port handed in a
+    /// buffer of another pool (checked once for the batch: the stages after it rely on it).
     #[inline(never)]
     fn parse_batch(&mut self) -> usize {
         let n = self.bufs.len();
         let (pool, layout, link) = (&*self.pool, &self.layout, self.link);
+        // A port may hand in any `Buf`: one of another pool must not be read as one of this
+        // pool here, nor rebuilt as one in `l3_batch` (checked for the batch in one pass).
+        assert!(
+            pool.owns_all(&self.bufs),
+            "rx port returned a buffer of another pool"
+        );
         layout.data_len_batch(pool, &self.bufs, &mut self.lens[..n]);
         // Drops by cause (slot per verdict, an exhaustive match: a new verdict must be given
         // a slot and a counter here), added to the counters once per batch.
         let mut drops = [0u64; 4];
         let outs = self.ok[..n].iter_mut().zip(&mut self.hdr[..n]);
         for ((b, &len), (ok_o, hdr_o)) in self.bufs.iter().zip(&self.lens[..n]).zip(outs) {
-            match parse_into(link, &pool.data(b)[..len as usize], hdr_o) {
+            // SAFETY: `b` is of `pool` (asserted above).
+            let d = unsafe { pool.data_unchecked(b) };
+            match parse_into(link, &d[..len as usize], hdr_o) {
                 Ok(()) => *ok_o = true,
                 Err(v) => {
                     *ok_o = false;
@@ -496,12 +505,8 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
             self.layout
                 .ts_batch(&self.pool, &self.bufs, &mut self.ts[..n]);
         }
-        // A port may hand in any `Buf`: one of another pool must not be rebuilt as one of
-        // this pool below (checked for the whole batch in one pass).
-        assert!(
-            self.pool.owns_all(&self.bufs),
-            "rx port returned a buffer of another pool"
-        );
+        // Every handle of the batch is of `self.pool` (asserted in `parse_batch`), so the raw
+        // indices below are of handles of this pool.
         // Split the batch without a branch per packet (whether a destination has a route is
         // data): each handle's raw index is written at the end of both lists, and only the
         // list it belongs to grows.
@@ -530,8 +535,8 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
         self.bufs.clear();
         let (pool, pid) = (&*self.pool, self.pool.id());
         self.free.extend(self.drop_raw[..kd].iter().map(|&r| {
-            // SAFETY: every raw index taken above is of a handle of `self.pool` (asserted:
-            // so `r` and `pid` come from one handle), the handles themselves are gone (`bufs`
+            // SAFETY: every raw index taken above is of a handle of `self.pool` (asserted in
+            // `parse_batch`: so `r` and `pid` come from one handle), the handles themselves are gone (`bufs`
             // cleared), and each index is in exactly one of the two live prefixes
             // (`drop_raw[..kd]`, `fwd_raw[..kf]`), so each is rebuilt exactly once.
             unsafe { Buf::from_raw_id(pid, r) }
@@ -558,7 +563,9 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
                 // SAFETY: as above; the handle is given up again before the next one.
                 let mut b = unsafe { Buf::from_raw_id(pid, r) };
                 let (len, h) = (lens[i], &hdr[i]);
-                forward_rewrite(link, &mut pool.data_mut(&mut b)[..len as usize], h, nhs[i]);
+                // SAFETY: `b` is of `pool` (rebuilt with its id).
+                let d = unsafe { pool.data_mut_unchecked(&mut b) };
+                forward_rewrite(link, &mut d[..len as usize], h, nhs[i]);
                 QPkt {
                     buf: b.into_raw(),
                     len,

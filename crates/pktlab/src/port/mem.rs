@@ -231,7 +231,9 @@ impl RxPort for MemRx {
         let recs = &self.frames.recs[self.pos..self.pos + n];
         for (b, r) in out[start..].iter_mut().zip(recs) {
             let len = r.len as usize;
-            pool.data_mut(b)[..len].copy_from_slice(&self.frames.data[r.off..r.off + len]);
+            // SAFETY: `get_bulk` appended `out[start..]`, all handles of `pool`.
+            let d = unsafe { pool.data_mut_unchecked(b) };
+            d[..len].copy_from_slice(&self.frames.data[r.off..r.off + len]);
         }
         let port = self.port;
         let metas = recs.iter().map(|r| RxMeta {
