@@ -242,15 +242,17 @@ impl<P: WayPolicy> NextHopCache<P> {
         miss: &mut [u32],
     ) -> usize {
         match self.ways {
-            // SAFETY (the three `probe_n` calls): each runs for its `ways` only.
-            4 => self.lookup_batch_with(ok, hdr, rss, nh, miss, |c, r, v6, d| unsafe {
-                c.probe_n::<4>(r, v6, d)
+            4 => self.lookup_batch_with(ok, hdr, rss, nh, miss, |c, r, v6, d| {
+                // SAFETY: this arm runs for 4 ways only.
+                unsafe { c.probe_n::<4>(r, v6, d) }
             }),
-            8 => self.lookup_batch_with(ok, hdr, rss, nh, miss, |c, r, v6, d| unsafe {
-                c.probe_n::<8>(r, v6, d)
+            8 => self.lookup_batch_with(ok, hdr, rss, nh, miss, |c, r, v6, d| {
+                // SAFETY: this arm runs for 8 ways only.
+                unsafe { c.probe_n::<8>(r, v6, d) }
             }),
-            16 => self.lookup_batch_with(ok, hdr, rss, nh, miss, |c, r, v6, d| unsafe {
-                c.probe_n::<16>(r, v6, d)
+            16 => self.lookup_batch_with(ok, hdr, rss, nh, miss, |c, r, v6, d| {
+                // SAFETY: this arm runs for 16 ways only.
+                unsafe { c.probe_n::<16>(r, v6, d) }
             }),
             _ => self.lookup_batch_with(ok, hdr, rss, nh, miss, Self::probe),
         }
