@@ -88,20 +88,17 @@ impl Link {
     /// in one link must come from one pool (panics otherwise).
     #[inline(always)]
     pub fn park(&mut self, b: Buf) -> u32 {
-        if self.pool != b.pool_id() {
-            assert!(self.pool == 0, "buffers of two pools parked in one link");
-            self.pool = b.pool_id();
-        }
+        let pool = b.pool_id();
         let r = b.into_raw();
-        let (w, m) = (r as usize / 64, 1u64 << (r % 64));
-        assert!(self.owned[w] & m == 0, "buffer {r} queued twice");
-        self.owned[w] |= m;
+        // SAFETY: `r` and `pool` come from the handle `b`, given up just above.
+        unsafe { self.park_raw(pool, &[r]) };
         r
     }
 
     /// [`Link::park`] of many buffers given up already: `raws` are raw indices of handles of
-    /// the pool with id `pool_id` ([`crate::mbuf::Pool::id`]); the pool is checked once, each
-    /// index as `park` checks it. The queue entries then carry the indices themselves.
+    /// the pool with id `pool_id` ([`crate::mbuf::Pool::id`]); the pool is checked once (every
+    /// buffer parked in one link must come from one pool), then each index is marked owned
+    /// (panics if it already is). The queue entries then carry the indices themselves.
     ///
     /// # Safety
     /// Each index comes from [`Buf::into_raw`] of a handle of that pool, and no `Buf` of it
