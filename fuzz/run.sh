@@ -12,7 +12,7 @@ secs=${1:?usage: fuzz/run.sh SECONDS [target...]}
 shift
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(pcap compact parse routes_text routes_pyasn routes_mrt updates ccnx_tlv structures)
+  targets=(pcap compact parse routes_text routes_pyasn routes_mrt updates ccnx_tlv structures queues)
 fi
 ./seed-corpus.sh >/dev/null
 dev=()

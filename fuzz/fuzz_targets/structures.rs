@@ -10,21 +10,8 @@ use libfuzzer_sys::fuzz_target;
 use pktlab::aqm::zlred::OccurrenceTable;
 use pktlab::flowcache::store::{Layout, Linked, Small, Store};
 use pktlab::mbuf::{Buf, Pool, PoolCache};
+use pktlab_fuzz::Ops;
 use std::collections::{HashMap, HashSet};
-
-/// The input as a stream of small numbers.
-struct Ops<'a>(&'a [u8]);
-
-impl Ops<'_> {
-    fn byte(&mut self) -> Option<u8> {
-        let (&b, rest) = self.0.split_first()?;
-        self.0 = rest;
-        Some(b)
-    }
-    fn below(&mut self, n: usize) -> Option<usize> {
-        Some(self.byte()? as usize % n.max(1))
-    }
-}
 
 /// The model of one store: per set, per queue, the keys front → back with their metadata.
 struct Model {

@@ -1,6 +1,7 @@
 //! What the pktlab fuzz targets share: a reader that dribbles its bytes out in small,
 //! input-chosen pieces (so a target can check that a reader's result does not depend on how
-//! its input arrives), and the re-print checks of prefixes and routes.
+//! its input arrives), the re-print checks of prefixes and routes, and [`Ops`], the input
+//! read as a stream of operations by the data-structure targets.
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::undocumented_unsafe_blocks)]
@@ -8,6 +9,23 @@
 use pktlab::io::{ReadReport, Route};
 use pktlab::net::{Address, Prefix};
 use std::io::Read;
+
+/// The input as a stream of small numbers (the operations of a data-structure target).
+pub struct Ops<'a>(pub &'a [u8]);
+
+impl Ops<'_> {
+    /// The next byte, if any.
+    pub fn byte(&mut self) -> Option<u8> {
+        let (&b, rest) = self.0.split_first()?;
+        self.0 = rest;
+        Some(b)
+    }
+
+    /// The next byte modulo `n` (as 0 when `n` is 0), if any.
+    pub fn below(&mut self, n: usize) -> Option<usize> {
+        Some(self.byte()? as usize % n.max(1))
+    }
+}
 
 /// A reader over owned bytes that hands out at most `step` bytes per `read` call (1..=8),
 /// exercising every "short read" path of a reader under test.
