@@ -27,40 +27,54 @@ use std::collections::{HashMap, HashSet, VecDeque};
 /// Flows of the queue part (few, so that flows share queues and the per-flow order matters).
 const FLOWS: usize = 6;
 
-/// Checks one `offer_all`/`drain` call's departures `out` and drops `freed` against the
-/// model, and takes their buffers back into `free`.
-fn settle(
-    link: &mut Link,
-    out: &mut Vec<QPkt>,
-    freed: &mut Vec<Buf>,
-    parked: &mut HashSet<u32>,
-    order: &mut [VecDeque<u32>],
-    free: &mut Vec<Buf>,
-) {
-    // A dropped packet never departs, so removing the drops first leaves each flow's
-    // survivors in arrival order.
-    for b in freed.drain(..) {
-        let raw = b.index();
-        assert!(parked.remove(&raw), "buffer {raw} dropped but not parked");
-        for q in order.iter_mut() {
-            q.retain(|&r| r != raw);
+/// The queue part's model, and the buffers between calls.
+struct Model {
+    /// Departures and drops of the last `offer_all`/`drain` call.
+    out: Vec<QPkt>,
+    freed: Vec<Buf>,
+    /// Buffers in the queue (raw indices), and per flow the queued ones in arrival order.
+    parked: HashSet<u32>,
+    order: Vec<VecDeque<u32>>,
+    /// Buffers out of the queue, for the next packets.
+    free: Vec<Buf>,
+    /// Drops so far.
+    dropped: u64,
+}
+
+impl Model {
+    /// Checks the last call's departures and drops against the model and takes their
+    /// buffers back into `free`.
+    fn settle(&mut self, link: &mut Link) {
+        // A dropped packet never departs, so removing the drops first leaves each flow's
+        // survivors in arrival order.
+        for b in self.freed.drain(..) {
+            let raw = b.index();
+            assert!(
+                self.parked.remove(&raw),
+                "buffer {raw} dropped but not parked"
+            );
+            for q in self.order.iter_mut() {
+                q.retain(|&r| r != raw);
+            }
+            self.free.push(b);
+            self.dropped += 1;
         }
-        free.push(b);
-    }
-    for p in out.drain(..) {
-        assert!(
-            parked.remove(&p.buf),
-            "buffer {} departed but not parked",
-            p.buf
-        );
-        let q = &mut order[p.flow as usize];
-        assert_eq!(
-            q.pop_front(),
-            Some(p.buf),
-            "flow {}: departure out of order",
-            p.flow
-        );
-        free.push(link.unpark(p.buf));
+        for p in self.out.drain(..) {
+            assert!(
+                self.parked.remove(&p.buf),
+                "buffer {} departed but not parked",
+                p.buf
+            );
+            let q = &mut self.order[p.flow as usize];
+            assert_eq!(
+                q.pop_front(),
+                Some(p.buf),
+                "flow {}: departure out of order",
+                p.flow
+            );
+            self.free.push(link.unpark(p.buf));
+        }
+        assert_eq!(link.drops, self.dropped, "drop count");
     }
 }
 
@@ -68,8 +82,15 @@ fn settle(
 fn queue(ops: &mut Ops) {
     let count = 16 + ops.below(240).unwrap_or(0) as u32;
     let pool = Pool::new(count, 0, 64, false);
-    let mut free = Vec::new();
-    assert!(pool.take(count as usize, &mut free));
+    let mut m = Model {
+        out: Vec::new(),
+        freed: Vec::new(),
+        parked: HashSet::new(),
+        order: vec![VecDeque::new(); FLOWS],
+        free: Vec::new(),
+        dropped: 0,
+    };
+    assert!(pool.take(count as usize, &mut m.free));
     let name = AqmSpec::KNOWN
         .split(", ")
         .nth(ops.below(7).unwrap_or(0))
@@ -81,20 +102,16 @@ fn queue(ops: &mut Ops) {
     let seed = ops.byte().unwrap_or(0) as u64;
     let mut disc = spec.build::<QPkt>(buffer, link.pkt_time(), seed).unwrap();
     let mut drops = Drops::default();
-    let (mut out, mut freed) = (Vec::new(), Vec::new());
-    let mut parked = HashSet::new();
-    let mut order = vec![VecDeque::new(); FLOWS];
     let (mut ts, mut batch, mut raws) = (0u64, Vec::new(), Vec::new());
-    let mut dropped = 0u64;
     for _ in 0..64 {
         let Some(op) = ops.byte() else { break };
-        let n = (op as usize % 33).min(free.len());
+        let n = (op as usize % 33).min(m.free.len());
         // Half the batches park their buffers one by one, half at once (`park_raw`).
         let at_once = op & 0x40 != 0;
         batch.clear();
         raws.clear();
         for _ in 0..n {
-            let b = free.pop().unwrap();
+            let b = m.free.pop().unwrap();
             ts += ops.below(4000).unwrap_or(0) as u64;
             let flow = ops.below(FLOWS).unwrap_or(0) as u32;
             let buf = if at_once {
@@ -104,8 +121,8 @@ fn queue(ops: &mut Ops) {
             } else {
                 link.park(b)
             };
-            assert!(parked.insert(buf));
-            order[flow as usize].push_back(buf);
+            assert!(m.parked.insert(buf));
+            m.order[flow as usize].push_back(buf);
             batch.push(QPkt {
                 buf,
                 len: 60 + ops.below(1455).unwrap_or(0) as u16,
@@ -119,35 +136,19 @@ fn queue(ops: &mut Ops) {
             // handle is not used again; only `unpark` (in `settle`) rebuilds it.
             unsafe { link.park_raw(pool.id(), &raws) };
         }
-        link.offer_all(&mut disc, &mut drops, &batch, &mut out, &mut freed);
-        dropped += freed.len() as u64;
-        settle(
-            &mut link,
-            &mut out,
-            &mut freed,
-            &mut parked,
-            &mut order,
-            &mut free,
-        );
-        assert_eq!(parked.len(), disc.len_pkts(), "{name}: queued packets");
-        assert_eq!(link.drops, dropped, "{name}: drop count");
+        link.offer_all(&mut disc, &mut drops, &batch, &mut m.out, &mut m.freed);
+        m.settle(&mut link);
+        assert_eq!(m.parked.len(), disc.len_pkts(), "{name}: queued packets");
     }
-    link.drain(&mut disc, &mut drops, &mut out, &mut freed);
-    settle(
-        &mut link,
-        &mut out,
-        &mut freed,
-        &mut parked,
-        &mut order,
-        &mut free,
-    );
+    link.drain(&mut disc, &mut drops, &mut m.out, &mut m.freed);
+    m.settle(&mut link);
     assert!(
-        parked.is_empty(),
+        m.parked.is_empty(),
         "{name}: {} buffers still parked",
-        parked.len()
+        m.parked.len()
     );
     assert_eq!(disc.len_pkts(), 0);
-    pool.give(free);
+    pool.give(m.free);
     assert_eq!(pool.common_len(), count as usize, "{name}: buffers lost");
 }
 
