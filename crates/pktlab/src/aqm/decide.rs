@@ -127,30 +127,13 @@ pub(crate) fn early(early: bool, ecn_capable: bool) -> Verdict {
 mod tests {
     use super::*;
     use crate::aqm::sred::FlowKey;
+    use crate::aqm::EcnPkt as Pk;
     use crate::aqm::{
-        Aqm, AqmPacket, Choke, ChokeDecider, Drops, Red, RedDecider, RedParams, Sred, SredDecider,
-        SredParams, ZlRed, ZlRedDecider, ZlRedParams,
+        Aqm, Choke, ChokeDecider, Drops, Red, RedDecider, RedParams, Sred, SredDecider, SredParams,
+        ZlRed, ZlRedDecider, ZlRedParams,
     };
     use crate::util::SplitMix64;
     use std::collections::VecDeque;
-
-    /// A packet of flow `.0`, ECN-capable if `.1`; `.2` counts CE marks.
-    #[derive(Clone, Copy, Debug, PartialEq)]
-    struct Pk(u32, bool, bool);
-    impl AqmPacket for Pk {
-        fn flow(&self) -> u32 {
-            self.0
-        }
-        fn bytes(&self) -> u32 {
-            1000
-        }
-        fn ecn_capable(&self) -> bool {
-            self.1
-        }
-        fn mark_ce(&mut self) {
-            self.2 = true;
-        }
-    }
 
     /// A user's queue with CHOKe's dead slots: (flow, ce, alive).
     struct Mine {

@@ -45,6 +45,28 @@ impl AqmPacket for TestPkt {
     }
 }
 
+/// A test packet of flow `.0`, 1,000 bytes, ECN-capable if `.1`; `.2` records a CE mark
+/// (the ECN tests share it).
+#[cfg(test)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct EcnPkt(pub u32, pub bool, pub bool);
+
+#[cfg(test)]
+impl AqmPacket for EcnPkt {
+    fn flow(&self) -> u32 {
+        self.0
+    }
+    fn bytes(&self) -> u32 {
+        1000
+    }
+    fn ecn_capable(&self) -> bool {
+        self.1
+    }
+    fn mark_ce(&mut self) {
+        self.2 = true;
+    }
+}
+
 pub use choke::{Choke, ChokeDecider};
 pub use decide::{Arrival, Decide, QueueState, QueueView, Verdict};
 pub use droptail::DropTail;
@@ -351,23 +373,7 @@ impl<P: AqmPacket> Aqm<P> for Discipline<P> {
 #[cfg(test)]
 mod ecn_tests {
     use super::*;
-
-    #[derive(Clone, Copy, Debug, PartialEq)]
-    struct Pk(u32, bool, bool);
-    impl AqmPacket for Pk {
-        fn flow(&self) -> u32 {
-            self.0
-        }
-        fn bytes(&self) -> u32 {
-            1000
-        }
-        fn ecn_capable(&self) -> bool {
-            self.1
-        }
-        fn mark_ce(&mut self) {
-            self.2 = true;
-        }
-    }
+    use crate::aqm::EcnPkt as Pk;
 
     /// 25 % overload for a while, then drain; returns (stats, CE-marked departures).
     fn overload(q: &mut Discipline<Pk>, ect: bool) -> (AqmStats, u64) {
