@@ -387,6 +387,24 @@ impl Pool {
         debug_assert!(c.len() <= self.count as usize);
     }
 
+    /// Returns every element of `bufs` (emptied) to the common list in one move: the
+    /// ownership of the whole batch checked in one pass, then the handles appended as one
+    /// block (what the pool cache's flushes use). Panics, taking nothing, if an element
+    /// belongs to another pool.
+    pub fn give_all(&self, bufs: &mut Vec<Buf>) {
+        // One branch-free pass; the foreign handle is looked for only to name it.
+        if !self.owns_all(bufs) {
+            let b = bufs.iter().find(|b| !self.owns(b)).expect("one is foreign");
+            panic!(
+                "buffer {} of pool {} given to pool {}",
+                b.idx, b.pool, self.id
+            );
+        }
+        let mut c = self.common.lock().unwrap_or_else(|e| e.into_inner());
+        c.append(bufs);
+        debug_assert!(c.len() <= self.count as usize);
+    }
+
     /// Runs `f` on every element, free or not (setup: e.g. to initialise constant header
     /// fields before any element is handed out).
     ///
@@ -561,11 +579,11 @@ impl PoolCache {
         );
         let n = bufs.len();
         if n > self.flush {
-            pool.give(bufs.drain(..));
+            pool.give_all(bufs);
             return;
         }
         if self.objs.len() + n > self.flush {
-            pool.give(self.objs.drain(..));
+            pool.give_all(&mut self.objs);
         }
         self.objs.append(bufs);
     }
@@ -573,7 +591,7 @@ impl PoolCache {
     /// Returns every element to the common list (end of a worker).
     pub fn flush_all(&mut self, pool: &Pool) {
         self.bind(pool);
-        pool.give(self.objs.drain(..));
+        pool.give_all(&mut self.objs);
     }
 }
 
@@ -662,6 +680,29 @@ mod tests {
         // The refused handle was consumed: its element is lost to `a`, never owned twice.
         a.give(from_a.drain(..));
         assert_eq!(a.common_len(), 3);
+    }
+
+    #[test]
+    fn give_all_returns_a_whole_batch_or_nothing() {
+        let a = Pool::new(8, 0, 64, false);
+        let b = Pool::new(2, 0, 64, false);
+        let mut v = Vec::new();
+        assert!(a.take(6, &mut v));
+        assert_eq!(a.common_len(), 2);
+        // A foreign handle in the middle: refused whole, the batch left as it was.
+        let mut one = Vec::new();
+        assert!(b.take(1, &mut one));
+        v.insert(3, one.pop().unwrap());
+        assert!(panics(|| a.give_all(&mut v)), "give_all of a foreign Buf");
+        assert_eq!((a.common_len(), v.len()), (2, 7));
+        b.give(v.drain(3..4));
+        a.give_all(&mut v);
+        assert!(v.is_empty());
+        assert_eq!(a.common_len(), 8);
+        // Every element comes back exactly once.
+        assert!(a.take(8, &mut v));
+        let idx: std::collections::BTreeSet<u32> = v.iter().map(|b| b.idx).collect();
+        assert!(idx.into_iter().eq(0..8));
     }
 
     #[test]

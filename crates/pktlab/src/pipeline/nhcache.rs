@@ -644,7 +644,7 @@ mod tests {
                 let rss: Vec<u32> = batch.iter().map(|p| p.0 % 50).collect();
                 let hdr: Vec<Hdr> = batch
                     .iter()
-                    .map(|&(f, _, v6)| Hdr { l3: 14, v6, dst: f as u128 * 3, src_dst: 0 })
+                    .map(|&(f, _, v6)| Hdr { l3: 14, v6, dst: f as u128 * 3, src_dst: 0, len: 60 })
                     .collect();
                 let mut got = vec![u32::MAX; batch.len()];
                 let mut miss = vec![u32::MAX; batch.len()];

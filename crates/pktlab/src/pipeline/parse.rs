@@ -74,6 +74,9 @@ pub struct Hdr {
     /// (source, destination) pair folded into 64 bits (paper 002's flow id for SRED/ZL-RED;
     /// IPv4: exactly `src << 32 | dst`).
     pub src_dst: u64,
+    /// The frame's length in bytes (saturating at `u32::MAX`), so that the stages after parse
+    /// read it with the rest of the header.
+    pub len: u32,
 }
 
 #[inline(always)]
@@ -194,7 +197,14 @@ fn parse_eth_v4(d: &[u8], out: &mut Hdr) -> Option<Result<(), Verdict>> {
     out.v6 = false;
     out.dst = dst as u128;
     out.src_dst = (src as u64) << 32 | dst as u64;
+    out.len = frame_len(d);
     Some(Ok(()))
+}
+
+/// A frame's length for [`Hdr::len`] (saturating: no frame is near 4 GiB).
+#[inline(always)]
+fn frame_len(d: &[u8]) -> u32 {
+    u32::try_from(d.len()).unwrap_or(u32::MAX)
 }
 
 /// Parses and validates the frame `d` of link kind `link`.
@@ -251,6 +261,7 @@ fn parse_general(link: LinkKind, d: &[u8]) -> Result<Hdr, Verdict> {
             v6: false,
             dst: dst as u128,
             src_dst: (src as u64) << 32 | dst as u64,
+            len: frame_len(d),
         })
     } else {
         if ip.len() < 40 || ip[0] >> 4 != 6 {
@@ -270,6 +281,7 @@ fn parse_general(link: LinkKind, d: &[u8]) -> Result<Hdr, Verdict> {
             v6: true,
             dst,
             src_dst: fold(src).rotate_left(32) ^ fold(dst),
+            len: frame_len(d),
         })
     }
 }
@@ -483,6 +495,7 @@ mod tests {
             v6: true,
             dst: 9,
             src_dst: 9,
+            len: 9,
         };
         let mut h = old;
         for bad in [frame(Ips::V4(1, 2), 1), frame(Ips::V6(1, 2), 0), vec![0; 5]] {

@@ -547,13 +547,8 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
             // The file-table data plane into the output queue: no per-packet choice of
             // rewrite or destination; one pass builds the queue's input.
             let (link, ql) = (self.link, &mut q.link);
-            let (nhs, lens, hdr, rss, tss) = (
-                &self.nh[..n],
-                &self.lens[..n],
-                &self.hdr[..n],
-                &self.rss[..n],
-                &self.ts[..n],
-            );
+            let (nhs, hdr, rss, tss) =
+                (&self.nh[..n], &self.hdr[..n], &self.rss[..n], &self.ts[..n]);
             // SAFETY: as above: each index is a given-up handle of this pool, and the queue
             // takes it over (the rewrite below borrows it back for the data only).
             unsafe { ql.park_raw(pid, &self.fwd_raw[..kf]) };
@@ -562,7 +557,10 @@ impl<L: Layout, R: RxPort, T: TxPort> Worker<L, R, T> {
                 let i = i as usize;
                 // SAFETY: as above; the handle is given up again before the next one.
                 let mut b = unsafe { Buf::from_raw_id(pid, r) };
-                let (len, h) = (lens[i], &hdr[i]);
+                let h = &hdr[i];
+                // The frame length parse saw (`lens[i]`, a buffer's data length: ≤ its data
+                // room, so 16 bits), read from the header slot: one array fewer live here.
+                let len = h.len as u16;
                 // SAFETY: `b` is of `pool` (rebuilt with its id).
                 let d = unsafe { pool.data_mut_unchecked(&mut b) };
                 forward_rewrite(link, &mut d[..len as usize], h, nhs[i]);
